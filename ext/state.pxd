@@ -1,0 +1,332 @@
+# cython: language_level=3
+"""The C-level game state of District Noir and the rules that act on it.
+
+This file is the one implementation of the rules (RULES.md). Everything is
+`cdef inline ... noexcept nogil` so that search modules (perft, playouts, the
+endgame solver, ISMCTS) cimport it and run without touching Python.
+
+Card kinds are indices 0..10 in the canonical order
+5 6 7 8 +2 +3 +4 -1 -2 -3 C. A move is a kind (play one card of it) or
+MOVE_TAKE. Players are 0 (a) and 1 (b).
+"""
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memset
+from rng cimport Rng, rng_below, splitmix64
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define DN_POPCOUNT(x) __builtin_popcount(x)
+    #define DN_CTZ(x) __builtin_ctz(x)
+    #else
+    static inline int DN_POPCOUNT(unsigned x) { int n = 0; while (x) { x &= x - 1; n++; } return n; }
+    static inline int DN_CTZ(unsigned x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
+    #endif
+    """
+    int DN_POPCOUNT(uint32_t x) nogil
+    int DN_CTZ(uint32_t x) nogil
+
+
+cdef enum:
+    NKINDS = 11
+    NCARDS = 45
+    KIND_C = 10
+    MOVE_TAKE = 11
+    NMOVES = 12
+    HAND_SIZE = 5
+    TAKE_SIZE = 5
+    LINE_MAX = 48
+    DECK_MAX = 30
+    REMOVED = 3
+    LAST_ROUND = 4
+    ACTIONS_PER_ROUND = 6
+    NOBODY = 2
+
+# state.status
+cdef enum:
+    ONGOING = 0
+    OVER_POINTS = 1
+    OVER_CITY = 2
+
+# how a finished game was decided (see game_outcome)
+cdef enum:
+    HOW_POINTS = 0
+    HOW_TIEBREAK = 1
+    HOW_CITY = 2
+    HOW_DRAW = 3
+
+# game_outcome's winner when nobody wins
+cdef enum:
+    DRAW = 2
+
+
+ctypedef struct State:
+    uint8_t hand[2][NKINDS]     # cards in hand, counts per kind
+    uint8_t coll[2][NKINDS]     # collected cards, counts per kind
+    uint8_t line[LINE_MAX]      # kinds, oldest first; plays and takes act on the end
+    uint8_t deck[DECK_MAX]      # undealt cards, next to draw at deck_pos
+    uint8_t removed[REMOVED]
+    uint8_t line_len
+    uint8_t deck_pos
+    uint8_t deck_len
+    uint8_t deck_known          # 0: the deck order is unknown, dealing leaves hands empty
+    uint8_t round               # 1..4
+    uint8_t to_move             # 0, 1, or NOBODY once the game is over
+    uint8_t first               # first player of the current round
+    uint8_t actions[2]          # actions made this round
+    uint8_t taken               # bit p: player p has taken this round
+    uint8_t status              # ONGOING, OVER_POINTS, OVER_CITY
+    uint8_t city_winner         # the owner of the three cities when status is OVER_CITY
+    uint16_t hand_mask[2]       # bit k: the hand holds a card of kind k (kept in step with hand)
+
+
+ctypedef struct Score:
+    int majorities
+    int sets
+    int alliances
+    int betrayals               # positive: subtracted from the total
+    int total
+
+
+# Each kind's copies in the game, in kind order; the deal shuffles this.
+cdef extern from *:
+    """
+    static const unsigned char DN_COMPOSITION[11] = {5, 6, 7, 8, 4, 2, 1, 3, 4, 2, 3};
+    """
+    const uint8_t DN_COMPOSITION[NKINDS]
+
+
+cdef inline int kind_value(int kind) noexcept nogil:
+    """Face value: 5..8 for supports, the signed value for alliances and betrayals, 0 for a city."""
+    if kind < 4:
+        return kind + 5
+    if kind < 7:
+        return kind - 2
+    if kind < 10:
+        return 6 - kind
+    return 0
+
+
+cdef inline int hand_size(const State *s, int p) noexcept nogil:
+    # Six actions a round: five plays and one take, so the hand follows from the actions.
+    return HAND_SIZE - s.actions[p] + ((s.taken >> p) & 1)
+
+
+cdef inline uint32_t legal_mask(const State *s) noexcept nogil:
+    """Bit m is set when move m is legal for the side to move (bits 0..10 plays, 11 the take)."""
+    if s.status != ONGOING:
+        return 0
+    cdef int p = s.to_move
+    cdef uint32_t mask = s.hand_mask[p]   # only kinds held; a hand of 0 cards forces the take
+    if not ((s.taken >> p) & 1) and s.line_len > 0:
+        mask |= 1u << MOVE_TAKE
+    return mask
+
+
+cdef inline int legal_moves(const State *s, uint8_t *out) noexcept nogil:
+    """Writes the distinct legal moves in canonical order (take last); returns how many."""
+    cdef uint32_t mask = legal_mask(s)
+    cdef int n = 0
+    while mask:
+        out[n] = DN_CTZ(mask)
+        n += 1
+        mask &= mask - 1
+    return n
+
+
+cdef inline int nth_move(uint32_t mask, int n) noexcept nogil:
+    """The n-th (from 0) set bit of a move mask."""
+    while n > 0:
+        mask &= mask - 1
+        n -= 1
+    return DN_CTZ(mask)
+
+
+cdef inline int random_move(const State *s, Rng *r) noexcept nogil:
+    """A move drawn uniformly among the distinct legal moves; -1 if there is none."""
+    cdef uint32_t mask = legal_mask(s)
+    if mask == 0:
+        return -1
+    return nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
+
+
+cdef inline void update_hand_masks(State *s) noexcept nogil:
+    """Recompute hand_mask from hand; call after any change to hand made outside apply_move."""
+    cdef int p, k
+    for p in range(2):
+        s.hand_mask[p] = 0
+        for k in range(NKINDS):
+            s.hand_mask[p] |= (<uint32_t>(s.hand[p][k] != 0)) << k
+
+
+cdef inline void deal_round(State *s) noexcept nogil:
+    """Deal a new round from the ordered deck: the round's first player draws the top 5, then the other."""
+    cdef int i, p
+    memset(s.hand, 0, sizeof(s.hand))
+    s.hand_mask[0] = s.hand_mask[1] = 0
+    if not s.deck_known:
+        return
+    for i in range(2 * HAND_SIZE):
+        p = s.first if i < HAND_SIZE else 1 - s.first
+        s.hand[p][s.deck[s.deck_pos + i]] += 1
+    s.deck_pos += 2 * HAND_SIZE
+    update_hand_masks(s)
+
+
+cdef inline void end_round(State *s) noexcept nogil:
+    if s.round == LAST_ROUND:
+        s.status = OVER_POINTS
+        s.to_move = NOBODY
+        return
+    s.round += 1
+    s.first = 1 - s.first
+    s.to_move = s.first
+    s.actions[0] = 0
+    s.actions[1] = 0
+    s.taken = 0
+    deal_round(s)
+
+
+cdef inline void apply_move(State *s, int move) noexcept nogil:
+    """Play `move` for the side to move. The move must be legal (see legal_mask)."""
+    cdef int p = s.to_move
+    cdef int n, i
+    if move == MOVE_TAKE:
+        n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
+        for i in range(s.line_len - n, s.line_len):
+            s.coll[p][s.line[i]] += 1
+        s.line_len -= n
+        s.taken |= 1 << p
+        s.actions[p] += 1
+        if s.coll[p][KIND_C] == 3:
+            s.status = OVER_CITY
+            s.city_winner = p
+            s.to_move = NOBODY
+            return
+    else:
+        s.hand[p][move] -= 1
+        s.hand_mask[p] &= ~((<uint32_t>(s.hand[p][move] == 0)) << move)
+        s.line[s.line_len] = move
+        s.line_len += 1
+        s.actions[p] += 1
+    s.to_move = 1 - p
+    if s.actions[1 - p] == ACTIONS_PER_ROUND and s.actions[p] == ACTIONS_PER_ROUND:
+        end_round(s)
+
+
+cdef inline void score_player(const State *s, int p, Score *out) noexcept nogil:
+    """Player p's score from the collections as they stand (RULES.md, Scoring)."""
+    cdef const uint8_t *mine = s.coll[p]
+    cdef const uint8_t *theirs = s.coll[1 - p]
+    cdef int k, sets = mine[0]
+    out.majorities = 0
+    for k in range(4):
+        if mine[k] > theirs[k]:
+            out.majorities += k + 5
+        if mine[k] < sets:
+            sets = mine[k]
+    out.sets = 5 * sets
+    out.alliances = 2 * mine[4] + 3 * mine[5] + 4 * mine[6]
+    out.betrayals = mine[7] + 2 * mine[8] + 3 * mine[9]
+    out.total = out.majorities + out.sets + out.alliances - out.betrayals
+
+
+cdef inline int game_outcome(const State *s, Score *scores, int *how) noexcept nogil:
+    """Winner (0, 1 or DRAW) of the game as if it ended now; fills both scores and how.
+
+    A city win overrides the points. Equal totals go to more 8s, then 7s, 6s, 5s.
+    """
+    cdef int k
+    score_player(s, 0, &scores[0])
+    score_player(s, 1, &scores[1])
+    if s.status == OVER_CITY:
+        how[0] = HOW_CITY
+        return s.city_winner
+    if scores[0].total != scores[1].total:
+        how[0] = HOW_POINTS
+        return 0 if scores[0].total > scores[1].total else 1
+    for k in range(3, -1, -1):
+        if s.coll[0][k] != s.coll[1][k]:
+            how[0] = HOW_TIEBREAK
+            return 0 if s.coll[0][k] > s.coll[1][k] else 1
+    how[0] = HOW_DRAW
+    return DRAW
+
+
+cdef inline uint64_t zobrist_key(uint64_t feature) noexcept nogil:
+    """The random key of one feature. Keys are derived, not tabled: splitmix64 of the index."""
+    cdef uint64_t x = feature * <uint64_t>0x2545F4914F6CDD1DULL
+    return splitmix64(&x)
+
+
+# Feature index bases of the Zobrist hash; each count feature has 16 slots (counts <= 8).
+cdef enum:
+    ZF_HAND = 0
+    ZF_COLL = ZF_HAND + 2 * NKINDS * 16
+    ZF_LINE = ZF_COLL + 2 * NKINDS * 16
+    ZF_DECK = ZF_LINE + LINE_MAX * NKINDS
+    ZF_MISC = ZF_DECK + DECK_MAX * NKINDS
+
+
+cdef inline uint64_t zobrist(const State *s) noexcept nogil:
+    """Zobrist hash of everything that decides the game from here (not the removed cards).
+
+    Equal positions hash equal; a count feature contributes key(kind, count) so that a
+    search can update the hash incrementally by XOR-ing out the old count and in the new.
+    """
+    cdef uint64_t h = 0
+    cdef int p, k, i
+    for p in range(2):
+        for k in range(NKINDS):
+            if s.hand[p][k]:
+                h ^= zobrist_key(ZF_HAND + (p * NKINDS + k) * 16 + s.hand[p][k])
+            if s.coll[p][k]:
+                h ^= zobrist_key(ZF_COLL + (p * NKINDS + k) * 16 + s.coll[p][k])
+    for i in range(s.line_len):
+        h ^= zobrist_key(ZF_LINE + i * NKINDS + s.line[i])
+    for i in range(s.deck_pos, s.deck_len):
+        h ^= zobrist_key(ZF_DECK + (i - s.deck_pos) * NKINDS + s.deck[i])
+    h ^= zobrist_key(ZF_MISC + s.round)
+    h ^= zobrist_key(ZF_MISC + 8 + s.to_move)
+    h ^= zobrist_key(ZF_MISC + 16 + s.taken)
+    h ^= zobrist_key(ZF_MISC + 24 + s.first)
+    h ^= zobrist_key(ZF_MISC + 32 + s.status)
+    return h
+
+
+cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
+    """A uniformly random full deal (RULES.md, Setup); the round-1 first player by a coin flip.
+
+    From the shuffled 45 cards: 3 removed, 5 to a, 5 to b, 2 start the line, 30 form the deck.
+    """
+    cdef uint8_t cards[NCARDS]
+    cdef int i, j, k, n = 0
+    cdef uint8_t t
+    for k in range(NKINDS):
+        for i in range(DN_COMPOSITION[k]):
+            cards[n] = k
+            n += 1
+    for i in range(NCARDS - 1, 0, -1):
+        j = rng_below(r, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+    memset(s, 0, sizeof(State))
+    for i in range(REMOVED):
+        s.removed[i] = cards[i]
+    for i in range(HAND_SIZE):
+        s.hand[0][cards[3 + i]] += 1
+        s.hand[1][cards[8 + i]] += 1
+    update_hand_masks(s)
+    s.line[0] = cards[13]
+    s.line[1] = cards[14]
+    s.line_len = 2
+    for i in range(DECK_MAX):
+        s.deck[i] = cards[15 + i]
+    s.deck_len = DECK_MAX
+    s.deck_known = 1
+    s.round = 1
+    s.first = rng_below(r, 2)
+    s.to_move = s.first

@@ -1,0 +1,36 @@
+"""Build script: cythonizes ext/*.pyx into compiled modules of the `solver` package.
+
+ext/core.pyx becomes solver._core, and so on: every .pyx in ext/ is one
+extension module named solver._<stem>. The .pxd files in ext/ (the C state and
+rules, the RNG) are shared by cimport and compile into each module inline.
+"""
+
+from pathlib import Path
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+HERE = Path(__file__).parent
+EXT = "ext"
+
+extensions = [
+    Extension(
+        f"solver._{pyx.stem}",
+        [f"{EXT}/{pyx.name}"],
+        extra_compile_args=["-O3"],
+    )
+    for pyx in sorted((HERE / EXT).glob("*.pyx"))
+]
+
+setup(
+    packages=["solver", "solver.bench", "solver.refmodel"],
+    # The benchmarks and the pure-Python reference model live at the top of the
+    # repository (bench/, tests/refmodel/) but ship inside the package so that
+    # `dnoir bench` can measure the core against the model on any installation.
+    package_dir={"solver": "solver", "solver.bench": "bench", "solver.refmodel": "tests/refmodel"},
+    ext_modules=cythonize(
+        extensions,
+        include_path=[EXT],
+        compiler_directives={"language_level": "3", "embedsignature": True},
+    ),
+)

@@ -1,0 +1,74 @@
+"""Plain-text rendering of a position and of a score, for the CLI.
+
+>>> from solver.position import Position
+>>> print(render_score(Position.parse("5+2 678+3C/????? ./. 1 a -")).splitlines()[0])
+player  majorities  sets  alliances  betrayals  total
+"""
+
+from __future__ import annotations
+
+from .cards import KINDS
+from .notation import PLAYERS, TAKE_SIZE, deck_size
+from .position import Position
+
+_HOW = {"points": "on points", "tie-break": "on the tie-break (more 8s, then 7s, 6s, 5s)",
+        "city": "by collecting the three cities", "draw": ""}
+
+
+def _cards(kinds) -> str:
+    return " ".join(KINDS[k] for k in kinds) or "(empty)"
+
+
+def _counts(counts) -> str:
+    return " ".join(KINDS[k] for k, n in enumerate(counts) for _ in range(n)) or "(empty)"
+
+
+def _taken_text(pos: Position) -> str:
+    who = [PLAYERS[p] for p in range(2) if pos.taken >> p & 1]
+    return " and ".join(who) if who else "nobody"
+
+
+def render_score(pos: Position) -> str:
+    """A table of both players' score breakdowns and one line saying the result."""
+    result = pos.result()
+    rows = ["player  majorities  sets  alliances  betrayals  total"]
+    for p, s in enumerate(result.scores):
+        rows.append(f"{PLAYERS[p]:<6}  {s.majorities:>10}  {s.sets:>4}  {s.alliances:>+9}  "
+                    f"{-s.betrayals:>+9}  {s.total:>5}")
+    totals = f"{result.scores[0].total} to {result.scores[1].total}"
+    if not result.over:
+        rows.append(f"score so far (the game is not finished): a {totals} b")
+    elif result.winner == "draw":
+        rows.append(f"result: draw ({totals}, equal supports of every value)")
+    else:
+        rows.append(f"result: {result.winner} wins {_HOW[result.how]} (a {totals} b)")
+    return "\n".join(rows)
+
+
+def render_board(pos: Position) -> str:
+    """A readable board: round, turn, takes, the line with its newest end, hands, collections, score."""
+    if pos.is_over:
+        status = "game over"
+    else:
+        status = f"{PLAYERS[pos.to_move]} to move ({PLAYERS[pos.first]} moved first this round)"
+    out = [f"District Noir — round {pos.round} of 4, {status}; taken this round: {_taken_text(pos)}"]
+    if pos.line:
+        reach = pos.line[-TAKE_SIZE:]
+        out.append(f"line    {_cards(pos.line)}  <- newest   ({len(pos.line)} cards)")
+        out.append(f"a take now gets: {_cards(reach)}")
+    else:
+        out.append("line    (empty)")
+    for p in range(2):
+        hand = pos.hands[p]
+        text = _counts(hand) if hand is not None else f"{'? ' * pos.hand_sizes[p]}({pos.hand_sizes[p]} hidden)"
+        out.append(f"hand {PLAYERS[p]}  {text}")
+    for p in range(2):
+        out.append(f"collection {PLAYERS[p]}  {_counts(pos.colls[p])}")
+    deck = "unknown" if pos.deck is None else (_cards(pos.deck) if pos.deck else "(empty)")
+    removed = "unknown" if pos.removed is None else _cards(sorted(pos.removed))
+    out.append(f"deck ({deck_size(pos.round)} cards, top first): {deck}")
+    out.append(f"removed: {removed}")
+    out.append("")
+    out.append(render_score(pos))
+    return "\n".join(out)
+

@@ -1,0 +1,171 @@
+"""The `dnoir` command line.
+
+Every error reaches the user as one line on stderr and exit code 2, never a traceback:
+`main` runs click without its standalone handling and turns each failure into that line.
+
+DNP positions may begin with '-' (a betrayal card at the old end of the line); such an
+argument is taken as the position, not as an option (see `PositionArgsCommand`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+import click
+
+from .board import render_board, render_score
+from .position import EXAMPLE_DNP, Position
+
+
+class PositionArgsCommand(click.Command):
+    """A command whose positional arguments may start with '-' (DNP fields such as '-1-3+2').
+
+    Arguments that are not one of the command's options are moved behind '--', so click
+    reads them as positional; the options keep their values.
+    """
+
+    def parse_args(self, ctx, args):
+        takes_value, flags = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names = param.opts + param.secondary_opts
+                (flags if param.is_flag or param.count else takes_value).update(names)
+        options, positional, i = [], [], 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":
+                positional.extend(args[i + 1:])
+                break
+            name = arg.split("=", 1)[0]
+            if name in flags or (name in takes_value and "=" in arg):
+                options.append(arg)
+            elif name in takes_value:
+                options.extend(args[i:i + 2])
+                i += 1
+            else:
+                positional.append(arg)
+            i += 1
+        return super().parse_args(ctx, options + ["--"] + positional)
+
+
+def _position(words: tuple[str, ...], default: str | None = None) -> Position:
+    """The position given as one quoted argument or as its fields unquoted."""
+    if not words:
+        if default is None:
+            raise click.UsageError("a position (DNP) is required")
+        return Position.parse(default)
+    return Position.parse(" ".join(words))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="district-noir-solver", prog_name="dnoir")
+def cli():
+    """District Noir analysis engine: positions, perft, deals, scores and benchmarks.
+
+    Positions are written in DNP, e.g. "5+2 678+3C/????? ./. 1 a -" (see docs/notation.md).
+    """
+
+
+@cli.command(cls=PositionArgsCommand)
+@click.argument("dnp", nargs=-1)
+def show(dnp):
+    """Print a readable board for the position DNP (default: the built-in example)."""
+    click.echo(render_board(_position(dnp, default=EXAMPLE_DNP)))
+
+
+@cli.command(cls=PositionArgsCommand)
+@click.argument("dnp", nargs=-1)
+def score(dnp):
+    """The result and score breakdown of a finished position, or the score so far."""
+    click.echo(render_score(_position(dnp)))
+
+
+@cli.command(cls=PositionArgsCommand)
+@click.argument("args", nargs=-1)
+@click.option("--divide", is_flag=True, help="First print 'move: count' for every legal move.")
+def perft(args, divide):
+    """Count the move sequences of DEPTH moves from a fully known position.
+
+    Usage: dnoir perft DNP DEPTH. The deck must be given when DEPTH reaches the end of
+    the round. The count is the last line of output.
+    """
+    if len(args) < 2:
+        raise click.UsageError("usage: dnoir perft DNP DEPTH [--divide]")
+    try:
+        depth = int(args[-1])
+    except ValueError:
+        raise click.UsageError(f"DEPTH must be a whole number, not {args[-1]!r}") from None
+    if depth < 0:
+        raise click.UsageError(f"DEPTH must be 0 or more, not {depth}")
+    pos = _position(args[:-1])
+    if divide and depth >= 1:
+        counts = pos.divide(depth)
+        for move, count in counts.items():
+            click.echo(f"{move}: {count}")
+        click.echo(sum(counts.values()))
+    else:
+        click.echo(pos.perft(depth))
+
+
+@cli.command()
+@click.option("--seed", type=int, default=None, help="Seed of the deal (default: a random one, printed).")
+def deal(seed):
+    """A random full deal in DNP, and each player's view of it."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**63)
+    pos = Position.random_deal(seed)
+    click.echo(f"seed    {seed}")
+    click.echo(f"deal    {pos}")
+    click.echo(f"view a  {pos.view('a')}")
+    click.echo(f"view b  {pos.view('b')}")
+
+
+@cli.group()
+def bench():
+    """Speed benchmarks (figures are ratios against a baseline measured in the same run)."""
+
+
+@bench.command("speed")
+@click.option("--games", type=click.IntRange(1), default=1_000_000, show_default=True,
+              help="Random games for the C core.")
+@click.option("--reference-games", type=click.IntRange(0), default=2_000, show_default=True,
+              help="Random games for the pure-Python reference model (0: skip it).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and moves.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_speed(games, reference_games, seed, as_json):
+    """Random games per second on one core: the Cython core against the pure-Python model."""
+    from .bench.speed import format_speed, run_speed
+
+    report = run_speed(games=games, reference_games=reference_games, seed=seed)
+    click.echo(json.dumps(report) if as_json else format_speed(report))
+
+
+def main(argv=None) -> int:
+    """Entry point of the `dnoir` console script: run the CLI, turn every error into one line."""
+    try:
+        rv = cli.main(args=argv, prog_name="dnoir", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        _fail(e.format_message())
+    except click.Abort:
+        _fail("interrupted", code=130)
+    except KeyboardInterrupt:
+        _fail("interrupted", code=130)
+    except ValueError as e:  # PositionError, MoveError, CardError
+        _fail(str(e))
+    except BrokenPipeError:
+        return 0
+    return rv if isinstance(rv, int) else 0
+
+
+def _fail(message: str, code: int = 2):
+    line = " ".join(str(message).split())
+    click.echo(f"dnoir: error: {line}", err=True)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

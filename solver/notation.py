@@ -1,0 +1,215 @@
+"""The position notation DNP (NOTATION.md): parsing with full validation, and printing.
+
+``<line> <handA>/<handB> <collA>/<collB> <round> <to-move> <taken> [<deck> [<removed>]]``
+
+`parse_fields` turns one line into the plain fields of a `solver.position.Position`
+and rejects, with a `PositionError` naming the field and the reason, every invalid
+case NOTATION.md lists. `format_fields` prints the canonical form.
+"""
+
+from __future__ import annotations
+
+from .cards import (
+    CITY, COMPOSITION, EMPTY, KINDS, NCARDS, NKINDS, UNKNOWN, CardError,
+    counts_of, format_cards, format_counts, parse_cards, tokenize,
+)
+
+PLAYERS = "ab"
+HAND_SIZE = 5
+ACTIONS_PER_ROUND = 6
+TAKE_SIZE = 5
+REMOVED = 3
+ROUNDS = 4
+TAKEN_FIELDS = {"-": 0, "a": 1, "b": 2, "ab": 3}
+
+
+class PositionError(ValueError):
+    """An invalid position; the message names the field and the reason.
+
+    >>> try:
+    ...     parse_fields("5+2 678+3C/????? ./. 5 a -")
+    ... except PositionError as e:
+    ...     print(e)
+    round: '5' is not a round (1 to 4)
+    """
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+def deck_size(round_: int) -> int:
+    """Cards left in the deck during a round: 10 for each round still to deal."""
+    return 2 * HAND_SIZE * (ROUNDS - round_)
+
+
+def actions_made(hand_size: int, took: bool) -> int:
+    """Actions a player has made this round: the plays (5 - hand) plus the take."""
+    return HAND_SIZE - hand_size + int(took)
+
+
+def _cards_field(name: str, text: str) -> list[int]:
+    try:
+        return parse_cards(text)
+    except CardError as e:
+        raise PositionError(name, f"{e} in {text!r}") from None
+
+
+def _hand_field(name: str, text: str) -> tuple[tuple[int, ...] | None, int]:
+    """(counts or None when hidden, size) of one hand."""
+    if text == EMPTY:
+        return counts_of([]), 0
+    try:
+        tokens = tokenize(text)
+    except CardError as e:
+        raise PositionError(name, f"{e} in {text!r}") from None
+    hidden = tokens.count(UNKNOWN)
+    if hidden and hidden != len(tokens):
+        raise PositionError(name, f"{text!r} mixes known cards and '?': a hand is all known or all unknown")
+    if len(tokens) > HAND_SIZE:
+        raise PositionError(name, f"{len(tokens)} cards, a hand holds at most {HAND_SIZE}")
+    if hidden:
+        return None, hidden
+    return counts_of(_cards_field(name, text)), len(tokens)
+
+
+def _pair(name: str, text: str) -> tuple[str, str]:
+    parts = text.split("/")
+    if len(parts) != 2 or not all(parts):
+        raise PositionError(name, f"{text!r} is not two fields separated by '/' (use '.' for an empty one)")
+    return parts[0], parts[1]
+
+
+def first_player(actions: tuple[int, int], to_move: int | None) -> int:
+    """The first player of the round, from the actions made and the side to move.
+
+    The first player has made as many actions as the other (and moves next) or one more.
+    """
+    if actions[0] > actions[1]:
+        return 0
+    if actions[1] > actions[0]:
+        return 1
+    return to_move if to_move is not None else 0
+
+
+def parse_fields(text: str) -> dict:
+    """Parse and validate one DNP line into the keyword fields of `Position`.
+
+    >>> f = parse_fields("5+2 678+3C/????? ./. 1 a -")
+    >>> f["line"], f["hands"][1], f["hand_sizes"], f["deck"]
+    ((0, 4), None, (5, 5), None)
+    """
+    if not isinstance(text, str):
+        raise PositionError("position", "not a string")
+    text = text.strip()
+    if not text:
+        raise PositionError("position", "empty")
+    fields = text.split(" ")
+    if "" in fields:
+        raise PositionError("position", "fields must be separated by single spaces")
+    if not 6 <= len(fields) <= 8:
+        raise PositionError("position", f"{len(fields)} fields, a position has 6 to 8 "
+                                        "(line hands collections round to-move taken [deck [removed]])")
+    line_text, hands_text, colls_text, round_text, to_move_text, taken_text = fields[:6]
+    deck_text = fields[6] if len(fields) > 6 else UNKNOWN
+    removed_text = fields[7] if len(fields) > 7 else UNKNOWN
+
+    line = tuple(_cards_field("line", line_text))
+    hand_texts = _pair("hands", hands_text)
+    parsed_hands = [_hand_field(f"hand {PLAYERS[p]}", hand_texts[p]) for p in range(2)]
+    hands = tuple(h for h, _ in parsed_hands)
+    hand_sizes = tuple(n for _, n in parsed_hands)
+    coll_texts = _pair("collections", colls_text)
+    colls = tuple(counts_of(_cards_field(f"collection {PLAYERS[p]}", coll_texts[p])) for p in range(2))
+
+    if round_text not in ("1", "2", "3", "4"):
+        raise PositionError("round", f"{round_text!r} is not a round (1 to 4)")
+    round_ = int(round_text)
+    if to_move_text not in ("a", "b", "-"):
+        raise PositionError("to-move", f"{to_move_text!r} is not 'a', 'b' or '-'")
+    to_move = None if to_move_text == "-" else PLAYERS.index(to_move_text)
+    if taken_text not in TAKEN_FIELDS:
+        raise PositionError("taken", f"{taken_text!r} is not '-', 'a', 'b' or 'ab'")
+    taken = TAKEN_FIELDS[taken_text]
+
+    deck = None if deck_text == UNKNOWN else tuple(_cards_field("deck", deck_text))
+    removed = None if removed_text == UNKNOWN else tuple(sorted(_cards_field("removed", removed_text)))
+
+    fields = dict(line=line, hands=hands, hand_sizes=hand_sizes, colls=colls, round=round_,
+                  to_move=to_move, taken=taken, deck=deck, removed=removed)
+    validate(**fields)
+    return fields
+
+
+def validate(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> None:
+    """Raise PositionError if no legal game reaches these fields (NOTATION.md's list)."""
+    if removed is not None and len(removed) != REMOVED:
+        raise PositionError("removed", f"{len(removed)} cards, the game removes {REMOVED}")
+    if deck is not None and len(deck) != deck_size(round):
+        raise PositionError("deck", f"{len(deck)} cards, round {round} leaves {deck_size(round)} in the deck")
+
+    counts = [sum(c[k] for c in colls) + sum(h[k] for h in hands if h is not None) for k in range(NKINDS)]
+    for cards in (line, deck or (), removed or ()):
+        for k in cards:
+            counts[k] += 1
+    for k, n in enumerate(counts):
+        if n > COMPOSITION[k]:
+            raise PositionError("cards", f"{n} cards of kind {KINDS[k]}, the game has {COMPOSITION[k]}")
+
+    parts = dict(line=len(line), hands=sum(hand_sizes), collections=sum(map(sum, colls)),
+                 deck=deck_size(round), removed=REMOVED)
+    total = sum(parts.values())
+    if total != NCARDS:
+        detail = " + ".join(f"{name} {n}" for name, n in parts.items())
+        raise PositionError("cards", f"{total} cards in all ({detail}), the game has {NCARDS}")
+
+    took = tuple(bool(taken >> p & 1) for p in range(2))
+    actions = tuple(actions_made(hand_sizes[p], took[p]) for p in range(2))
+    if abs(actions[0] - actions[1]) > 1:
+        raise PositionError("hands", f"a has made {actions[0]} actions this round and b {actions[1]}: "
+                                     "players alternate, so they differ by at most one")
+    cities = [p for p in range(2) if colls[p][CITY] == 3]
+    finished = bool(cities) or (round == ROUNDS and actions == (ACTIONS_PER_ROUND,) * 2)
+    if finished and to_move is not None:
+        raise PositionError("to-move", "the game is finished, so to-move must be '-'")
+    if not finished and to_move is None:
+        raise PositionError("to-move", "'-' but the game is not finished")
+    if to_move is not None:
+        if actions[to_move] >= ACTIONS_PER_ROUND:
+            raise PositionError("to-move", f"{PLAYERS[to_move]} has made all {ACTIONS_PER_ROUND} actions "
+                                           "of the round and cannot make a 7th")
+        other = 1 - to_move
+        if actions[other] < actions[to_move]:
+            raise PositionError("to-move", f"{PLAYERS[to_move]} has made more actions this round than "
+                                           f"{PLAYERS[other]}, so it is {PLAYERS[other]}'s turn")
+
+    plays = sum(HAND_SIZE - n for n in hand_sizes)
+    takes = sum(took)
+    if len(line) < plays - TAKE_SIZE * takes:
+        raise PositionError("line", f"{len(line)} cards, but {plays} plays and {takes} take(s) this round "
+                                    f"leave at least {plays - TAKE_SIZE * takes}")
+
+    for p in cities:
+        if not took[p] or actions[p] < actions[1 - p]:
+            raise PositionError(f"collection {PLAYERS[p]}",
+                                f"holds the three cities but {PLAYERS[p]} did not make the last action, a take")
+
+
+def format_fields(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> str:
+    """The canonical DNP of position fields (the inverse of `parse_fields`).
+
+    >>> format_fields(line=(0, 4), hands=(counts_of([1, 2, 3, 5, 10]), None), hand_sizes=(5, 5),
+    ...     colls=(counts_of([]), counts_of([])), round=1, to_move=0, taken=0, deck=None, removed=None)
+    '5+2 678+3C/????? ./. 1 a -'
+    """
+    hand_texts = [format_counts(h) if h is not None else (UNKNOWN * n or EMPTY)
+                  for h, n in zip(hands, hand_sizes)]
+    taken_text = next(t for t, bits in TAKEN_FIELDS.items() if bits == taken)
+    out = [format_cards(line), "/".join(hand_texts), "/".join(format_counts(c) for c in colls),
+           str(round), "-" if to_move is None else PLAYERS[to_move], taken_text]
+    if deck is not None or removed is not None:
+        out.append(UNKNOWN if deck is None else format_cards(deck))
+    if removed is not None:
+        out.append(format_cards(sorted(removed)))
+    return " ".join(out)

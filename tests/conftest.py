@@ -1,0 +1,17 @@
+"""Shared helpers for the test suite.
+
+The tests import the installed `solver` package (run `pytest` from the repository
+root after `pip install .`); the reference model is imported from tests/refmodel.
+tests/vectors holds a copy of the known-good vectors of ../shared/vectors.
+"""
+
+import json
+from pathlib import Path
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+
+
+def load_vectors(name: str) -> list[dict]:
+    """The records of one JSONL vector file in tests/vectors."""
+    lines = (VECTORS / name).read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
