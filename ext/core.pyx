@@ -40,7 +40,7 @@ cdef class CoreState:
     >>> s = CoreState.build(line=(0, 4), hands=((1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 2), (0,) * 11),
     ...     colls=((0,) * 11, (0,) * 11), round=4, to_move=0, first=0, actions=(0, 0), taken=0)
     >>> s.legal_moves()
-    [1, 2, 3, 10, 11]
+    [0, 1, 2, 10, 11]
     """
 
     cdef State s

@@ -22,8 +22,8 @@ from .position import EXAMPLE_DNP, Position
 class PositionArgsCommand(click.Command):
     """A command whose positional arguments may start with '-' (DNP fields such as '-1-3+2').
 
-    Arguments that are not one of the command's options are moved behind '--', so click
-    reads them as positional; the options keep their values.
+    Arguments that look like cards ('-1-3+2', '-') are moved behind '--', so click reads
+    them as positional; options, known or not, are left to click.
     """
 
     def parse_args(self, ctx, args):
@@ -39,15 +39,24 @@ class PositionArgsCommand(click.Command):
                 positional.extend(args[i + 1:])
                 break
             name = arg.split("=", 1)[0]
-            if name in flags or (name in takes_value and "=" in arg):
+            if _looks_like_cards(arg):
+                positional.append(arg)
+            elif name in flags or (name in takes_value and "=" in arg):
                 options.append(arg)
             elif name in takes_value:
                 options.extend(args[i:i + 2])
                 i += 1
+            elif arg.startswith("-") and arg != "-":
+                options.append(arg)  # an unknown option: click names it in its error
             else:
                 positional.append(arg)
             i += 1
         return super().parse_args(ctx, options + ["--"] + positional)
+
+
+def _looks_like_cards(arg: str) -> bool:
+    """A DNP or a field of one starting with a betrayal ('-1...'), or the lone '-' of a field."""
+    return arg == "-" or (len(arg) > 1 and arg[0] == "-" and arg[1].isdigit())
 
 
 def _position(words: tuple[str, ...], default: str | None = None) -> Position:

@@ -1,0 +1,17 @@
+"""Every example in the public docstrings runs and prints what it says."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["solver", "solver.cards", "solver.notation", "solver.position", "solver.board",
+           "solver._core", "solver.bench.speed"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no docstring example"
