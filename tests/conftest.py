@@ -15,3 +15,18 @@ def load_vectors(name: str) -> list[dict]:
     """The records of one JSONL vector file in tests/vectors."""
     lines = (VECTORS / name).read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def random_position(seed: int, moves: int):
+    """The position after up to `moves` random moves (seeded) from the seeded deal."""
+    import random
+
+    from solver import Position
+
+    rng = random.Random(seed)
+    pos = Position.random_deal(seed)
+    for _ in range(moves):
+        if pos.is_over:
+            break
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    return pos

@@ -1,7 +1,7 @@
 """DNP parsing, printing and validation (NOTATION.md)."""
 
 import pytest
-from conftest import load_vectors
+from conftest import load_vectors, random_position
 
 from solver import Position, PositionError
 from solver.cards import CardError, Move, tokenize
@@ -66,11 +66,7 @@ def test_tokenize_and_moves():
 
 def test_random_positions_round_trip():
     for seed in range(200):
-        pos = Position.random_deal(seed)
-        moves = 0
-        while not pos.is_over and moves < seed % 50:
-            pos = pos.play(pos.legal_moves()[(seed * 7 + moves) % len(pos.legal_moves())])
-            moves += 1
+        pos = random_position(seed, seed % 50)
         for p in (pos, pos.view("a"), pos.view("b")):
             assert Position.parse(str(p)) == p
 

@@ -1,7 +1,6 @@
 """The DNP parser never fails with anything but PositionError, whatever it is given."""
 
-import random
-
+from conftest import random_position
 from hypothesis import given, settings, strategies as st
 
 from solver import Position, PositionError
@@ -29,12 +28,7 @@ def test_random_text(text):
 @given(st.integers(0, 2**32), st.integers(0, 60), st.data())
 def test_mutated_valid_positions(seed, prefix, data):
     """Small edits of real positions: each is either rejected with a named field or valid."""
-    rng = random.Random(seed)
-    pos = Position.random_deal(seed)
-    for _ in range(prefix):
-        if pos.is_over:
-            break
-        pos = pos.play(rng.choice(pos.legal_moves()))
+    pos = random_position(seed, prefix)
     text = str(data.draw(st.sampled_from([pos, pos.view("a"), pos.view("b")])))
     i = data.draw(st.integers(0, len(text)))
     edit = data.draw(st.sampled_from(["delete", "insert", "replace"]))

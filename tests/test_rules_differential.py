@@ -9,6 +9,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 import refmodel
+from conftest import random_position
 from solver import Position
 
 
@@ -90,11 +91,6 @@ def test_views_play_like_full_positions():
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**64 - 1), st.integers(0, 60), st.integers(1, 3))
 def test_perft_matches_reference(seed, prefix, depth):
-    rng = random.Random(seed)
-    pos = Position.random_deal(seed)
-    for _ in range(prefix):
-        if pos.is_over:
-            break
-        pos = pos.play(rng.choice(pos.legal_moves()))
+    pos = random_position(seed, prefix)
     ref = refmodel.RefState.from_dnp(str(pos))
     assert pos.perft(depth) == refmodel.perft(ref, depth)

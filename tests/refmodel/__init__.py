@@ -602,6 +602,17 @@ def _value_for(final: RefState, player: str) -> int:
     return 1 if w == player else -1
 
 
+def _child_value(child: RefState, me: str, memo: dict) -> int:
+    """Value (+1/0/-1) of `child` for player `me`, who moved into it.  The
+    same player may move twice in a row across a round boundary, so the
+    child's value is converted by comparing movers."""
+    if child.is_over():
+        return _value_for(child, me)
+    if child.to_move == me:
+        return _minimax(child, memo)
+    return -_minimax(child, memo)
+
+
 def _minimax(state: RefState, memo: dict) -> int:
     """Value (+1/0/-1) of a non-finished state for its side to move, by full
     search.  Note the same player may move twice in a row across a round
@@ -621,13 +632,7 @@ def _minimax(state: RefState, memo: dict) -> int:
         return value
     best = -2
     for m in state.legal_moves():
-        child = state.play(m)
-        if child.is_over():
-            v = _value_for(child, me)
-        elif child.to_move == me:
-            v = _minimax(child, memo)
-        else:
-            v = -_minimax(child, memo)
+        v = _child_value(state.play(m), me, memo)
         if v > best:
             best = v
         if best == 1:
@@ -653,12 +658,6 @@ def move_outcomes(state: RefState, memo: dict | None = None) -> dict:
     me = state.to_move
     out = {}
     for m in state.legal_moves():
-        child = state.play(m)
-        if child.is_over():
-            v = _value_for(child, me)
-        elif child.to_move == me:
-            v = _minimax(child, memo)
-        else:
-            v = -_minimax(child, memo)
+        v = _child_value(state.play(m), me, memo)
         out[m] = {1: "win", 0: "draw", -1: "loss"}[v]
     return out
