@@ -50,7 +50,7 @@ def render_board(pos: Position) -> str:
     if pos.is_over:
         status = "game over"
     else:
-        status = f"{PLAYERS[pos.to_move]} to move ({PLAYERS[pos.first]} moved first this round)"
+        status = f"{PLAYERS[pos.to_move]} to move ({PLAYERS[pos.first]} is first player this round)"
     out = [f"District Noir — round {pos.round} of 4, {status}; taken this round: {_taken_text(pos)}"]
     if pos.line:
         reach = pos.line[-TAKE_SIZE:]
