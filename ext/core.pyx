@@ -103,6 +103,10 @@ cdef class CoreState:
         deal_game(&c.s, &r)
         return c
 
+    def to_bytes(self):
+        """The raw C State, for other compiled modules (solver._endgame) to load."""
+        return (<char *>&self.s)[:sizeof(State)]
+
     def export(self):
         """The state as plain Python fields (the inverse of `build`)."""
         cdef State *s = &self.s

@@ -1,0 +1,397 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Exact round-4 solver: negamax alpha-beta with a Zobrist-keyed transposition table.
+
+Compiled as solver._endgame. Works on positions whose deck is empty and whose two hands
+are known. The value of a position for the side to move orders outcomes first and the
+final score margin second:
+
+    value = RANK * rank + margin,   rank: +2 city win, +1 win, 0 draw, -1 loss, -2 city loss
+
+where margin is the mover's total minus the opponent's (|margin| < RANK / 2), so a city win
+ranks above every points win and a tie-break win (margin 0) above a draw.
+
+The game's structure prunes the tree: once both players have taken in round 4 nothing can
+change owner, so the position is scored at once; a take completing three cities ends the
+game; and only the newest 5 x (takes left) cards of the line, the ones a take can still
+reach, belong in the key, so positions differing only deeper in the line transpose.
+
+The table is a fixed array of two-entry buckets (slot 0 keeps the entry with the larger
+subtree, slot 1 is always replaced), so memory never grows. Keys cover everything that
+decides the game from a node, so the table stays valid across solves and across the
+worlds of a one-player-view solve.
+"""
+
+from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
+from libc.stdlib cimport free
+from libc.string cimport memcpy, memset
+from rng cimport splitmix64
+from state cimport (
+    State, Score, NKINDS, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
+    ONGOING, OVER_CITY, DRAW, DN_POPCOUNT, legal_mask, legal_moves, apply_move, game_outcome,
+    update_hand_masks,
+)
+
+cdef enum:
+    RANK = 1024
+    INF = 32000
+    REACH_MAX = 2 * TAKE_SIZE
+    BOUND_EXACT = 1
+    BOUND_LOWER = 2
+    BOUND_UPPER = 3
+    NO_MOVE = 255
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #include <string.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* A zeroed table on 2 MB boundaries, backed by huge pages where the kernel allows:
+       a search probes it at random, and small pages would cost a TLB miss per probe. */
+    static void *dn_table_alloc(size_t bytes) {
+        void *p = NULL;
+        if (posix_memalign(&p, (size_t)1 << 21, bytes) != 0) return NULL;
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(p, bytes, MADV_HUGEPAGE);
+    #endif
+        memset(p, 0, bytes);  /* touch every page now, not in the middle of a search */
+        return p;
+    }
+    """
+    void *dn_table_alloc(size_t bytes) nogil
+
+
+ctypedef struct Entry:
+    uint64_t key
+    int16_t value
+    uint8_t bound       # 0: empty
+    uint8_t move        # best move found, or NO_MOVE
+    uint8_t depth       # actions left in the round: the size of the subtree, for replacement
+    uint8_t pad[3]
+
+# Zobrist keys: hand and collection counts, the reachable line by distance from its newest
+# end, the side to move, the taken flags. Filled once at import from splitmix64.
+cdef uint64_t Z_HAND[2][NKINDS][8]
+cdef uint64_t Z_COLL[2][NKINDS][16]
+cdef uint64_t Z_LINE[REACH_MAX][NKINDS]
+cdef uint64_t Z_TO_MOVE[3]
+cdef uint64_t Z_TAKEN[4]
+
+
+cdef void _init_keys():
+    cdef uint64_t x = 0x5EED_D15C_0000_0001
+    cdef int p, k, c, d
+    for p in range(2):
+        for k in range(NKINDS):
+            for c in range(8):
+                Z_HAND[p][k][c] = splitmix64(&x)
+            for c in range(16):
+                Z_COLL[p][k][c] = splitmix64(&x)
+    for d in range(REACH_MAX):
+        for k in range(NKINDS):
+            Z_LINE[d][k] = splitmix64(&x)
+    for p in range(3):
+        Z_TO_MOVE[p] = splitmix64(&x)
+    for p in range(4):
+        Z_TAKEN[p] = splitmix64(&x)
+
+
+_init_keys()
+
+
+cdef inline uint64_t base_key(const State *s) noexcept nogil:
+    """Key of everything but the line: hands, collections, side to move, taken flags."""
+    cdef uint64_t h = Z_TO_MOVE[s.to_move] ^ Z_TAKEN[s.taken]
+    cdef int p, k
+    for p in range(2):
+        for k in range(NKINDS):
+            h ^= Z_HAND[p][k][s.hand[p][k]] ^ Z_COLL[p][k][s.coll[p][k]]
+    return h
+
+
+cdef inline uint64_t child_base_key(uint64_t h, const State *s, const State *c, int move) noexcept nogil:
+    """base_key of child c reached from s by move, updated incrementally."""
+    cdef int p = s.to_move
+    cdef int k
+    h ^= Z_TO_MOVE[s.to_move] ^ Z_TO_MOVE[c.to_move]
+    if move == MOVE_TAKE:
+        h ^= Z_TAKEN[s.taken] ^ Z_TAKEN[c.taken]
+        for k in range(NKINDS):
+            if s.coll[p][k] != c.coll[p][k]:
+                h ^= Z_COLL[p][k][s.coll[p][k]] ^ Z_COLL[p][k][c.coll[p][k]]
+    else:
+        h ^= Z_HAND[p][move][s.hand[p][move]] ^ Z_HAND[p][move][c.hand[p][move]]
+    return h
+
+
+cdef inline uint64_t line_key(const State *s) noexcept nogil:
+    """Key of the newest cards of the line that the takes still to come can reach."""
+    cdef int reach = TAKE_SIZE * (2 - DN_POPCOUNT(s.taken))
+    cdef int n = s.line_len
+    cdef uint64_t h = 0
+    cdef int d
+    if reach > n:
+        reach = n
+    for d in range(reach):
+        h ^= Z_LINE[d][s.line[n - 1 - d]]
+    return h
+
+
+cdef inline int actions_left(const State *s) noexcept nogil:
+    return 2 * ACTIONS_PER_ROUND - s.actions[0] - s.actions[1]
+
+
+cdef inline int final_value(const State *s, int p) noexcept nogil:
+    """Value for player p of a finished game, or of a round-4 position where both have taken."""
+    cdef Score scores[2]
+    cdef int how
+    cdef int winner = game_outcome(s, scores, &how)
+    cdef int margin = scores[p].total - scores[1 - p].total
+    cdef int rank
+    if winner == DRAW:
+        rank = 0
+    elif s.status == OVER_CITY:
+        rank = 2 if winner == p else -2
+    else:
+        rank = 1 if winner == p else -1
+    return rank * RANK + margin
+
+
+cdef inline bint settled(const State *s) noexcept nogil:
+    """True once the result can no longer change: the game is over, or both took in round 4."""
+    return s.status != ONGOING or s.taken == 3
+
+
+cdef class EndgameSolver:
+    """Exact solver of round-4 positions with both hands known, holding one table.
+
+    >>> from solver.position import Position
+    >>> pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
+    >>> solver = EndgameSolver(tt_mb=1)
+    >>> values = solver.move_values(pos._core().to_bytes())
+    >>> sorted(values)  # move indices: 3 = '8', 8 = '-2'
+    [3, 8]
+    """
+
+    cdef Entry *table
+    cdef uint64_t bucket_mask
+    cdef readonly uint64_t nodes
+    cdef readonly size_t tt_bytes
+    cdef bint use_tt
+
+    def __cinit__(self, double tt_mb=2, bint use_tt=True):
+        cdef uint64_t buckets = 1
+        while buckets * 2 * 2 * sizeof(Entry) <= tt_mb * 1024 * 1024:
+            buckets *= 2
+        self.table = <Entry *> dn_table_alloc(buckets * 2 * sizeof(Entry))
+        if self.table == NULL:
+            raise MemoryError(f"cannot allocate a {tt_mb} MB transposition table")
+        self.bucket_mask = buckets - 1
+        self.tt_bytes = buckets * 2 * sizeof(Entry)
+        self.use_tt = use_tt
+        self.nodes = 0
+
+    def __dealloc__(self):
+        free(self.table)
+
+    def clear(self):
+        """Empty the table (it never needs it for correctness; for measurements)."""
+        memset(self.table, 0, (self.bucket_mask + 1) * 2 * sizeof(Entry))
+
+    cdef int search(self, const State *s, uint64_t base, int alpha, int beta) noexcept nogil:
+        """Negamax value of s for its side to move, exact when alpha < value < beta."""
+        cdef State child
+        cdef uint64_t key = 0, child_base
+        cdef Entry *bucket = NULL
+        cdef Entry *slot
+        cdef int alpha0 = alpha
+        cdef int best = -INF, value, i, m, n = 0
+        cdef int best_move = NO_MOVE, tt_move = NO_MOVE
+        cdef uint8_t moves[NMOVES]
+        cdef uint32_t mask
+        self.nodes += 1  # s is never settled: callers score settled positions themselves
+        if self.use_tt:
+            key = base ^ line_key(s)
+            bucket = &self.table[2 * (key & self.bucket_mask)]
+            for i in range(2):
+                slot = &bucket[i]
+                if slot.bound and slot.key == key:
+                    tt_move = slot.move
+                    if slot.bound == BOUND_EXACT:
+                        return slot.value
+                    if slot.bound == BOUND_LOWER and slot.value >= beta:
+                        return slot.value
+                    if slot.bound == BOUND_UPPER and slot.value <= alpha:
+                        return slot.value
+                    break
+
+        # Move ordering: the table's move, then the take, then plays of the costliest kinds.
+        mask = legal_mask(s)
+        if tt_move != NO_MOVE and (mask >> tt_move) & 1:
+            moves[n] = tt_move
+            n += 1
+            mask &= ~(1u << tt_move)
+        if (mask >> MOVE_TAKE) & 1:
+            moves[n] = MOVE_TAKE
+            n += 1
+        for m in range(NKINDS - 1, -1, -1):
+            if (mask >> m) & 1:
+                moves[n] = m
+                n += 1
+
+        for i in range(n):
+            m = moves[i]
+            child = s[0]
+            apply_move(&child, m)
+            if settled(&child):
+                value = final_value(&child, s.to_move)
+            else:
+                # Principal variation search: the first move gets the full window, the
+                # others a null window around the best so far, searched again if they beat it.
+                child_base = child_base_key(base, s, &child, m)
+                if best > alpha:
+                    alpha = best
+                if i == 0:
+                    value = -self.search(&child, child_base, -beta, -alpha)
+                else:
+                    value = -self.search(&child, child_base, -alpha - 1, -alpha)
+                    if alpha < value < beta:
+                        value = -self.search(&child, child_base, -beta, -value)
+            if value > best:
+                best = value
+                best_move = m
+                if best >= beta:
+                    break
+        if self.use_tt:
+            self.store(bucket, key, best, alpha0, beta, best_move, actions_left(s))
+        return best
+
+    cdef inline void store(self, Entry *bucket, uint64_t key, int value, int alpha0, int beta,
+                           int move, int depth) noexcept nogil:
+        cdef Entry *slot = &bucket[1]
+        if bucket[0].key == key or bucket[0].bound == 0 or depth >= bucket[0].depth:
+            if bucket[0].bound and bucket[0].key != key:
+                bucket[1] = bucket[0]  # the displaced deep entry gets a second chance
+            slot = &bucket[0]
+        slot.key = key
+        slot.value = value
+        slot.move = move
+        slot.depth = depth
+        if value <= alpha0:
+            slot.bound = BOUND_UPPER
+        elif value >= beta:
+            slot.bound = BOUND_LOWER
+        else:
+            slot.bound = BOUND_EXACT
+
+    cdef int child_value(self, const State *s, int move) noexcept nogil:
+        """Exact value, for the side to move in s, of playing move."""
+        cdef State child = s[0]
+        apply_move(&child, move)
+        if settled(&child):
+            return final_value(&child, s.to_move)
+        return -self.search(&child, base_key(&child), -INF, INF)
+
+    def move_values(self, bytes state):
+        """{move index: exact value for the side to move} for every legal move.
+
+        `state` is `CoreState.to_bytes()` of a round-4 position with both hands known.
+        """
+        cdef State s = load_state(state)
+        return self._move_values(&s)
+
+    cdef dict _move_values(self, const State *s):
+        cdef uint8_t moves[NMOVES]
+        cdef int n = legal_moves(s, moves)
+        cdef int values[NMOVES]
+        cdef int i
+        with nogil:
+            for i in range(n):
+                values[i] = self.child_value(s, moves[i])
+        return {moves[i]: values[i] for i in range(n)}
+
+    def value(self, bytes state):
+        """Exact value of the position for its side to move (the best move only: faster)."""
+        cdef State s = load_state(state)
+        cdef int v
+        if settled(&s):
+            return final_value(&s, s.to_move)
+        with nogil:
+            v = self.search(&s, base_key(&s), -INF, INF)
+        return v
+
+    def principal_variation(self, bytes state):
+        """The moves of best play from the position to the point where the result is settled."""
+        cdef State s = load_state(state)
+        cdef uint8_t moves[NMOVES]
+        cdef int n, i, v, best, best_move
+        pv = []
+        while not settled(&s):
+            n = legal_moves(&s, moves)
+            best = -INF
+            best_move = moves[0]
+            for i in range(n):
+                v = self.child_value(&s, moves[i])
+                if v > best:
+                    best, best_move = v, moves[i]
+            pv.append(best_move)
+            apply_move(&s, best_move)
+        return pv
+
+    def world_values(self, bytes state, int opponent, pool, int hand_size):
+        """Solve every hand the opponent may hold: [(hand counts, {move: value})].
+
+        `pool` is the count per kind of the cards the side to move cannot see (the
+        opponent's hand and the removed cards); each world gives the opponent `hand_size`
+        of them. Worlds are distinct multisets, in lexicographic order of their counts.
+        """
+        cdef State s = load_state(state)
+        cdef int pool_counts[NKINDS]
+        cdef int k
+        for k in range(NKINDS):
+            pool_counts[k] = pool[k]
+            s.hand[opponent][k] = 0
+        out = []
+        self._worlds(&s, opponent, pool_counts, 0, hand_size, out)
+        return out
+
+    cdef void _worlds(self, State *s, int opponent, int *pool, int kind, int left, list out):
+        cdef int c, most
+        if kind == NKINDS:
+            if left == 0:
+                update_hand_masks(s)
+                out.append((tuple(s.hand[opponent][k] for k in range(NKINDS)), self._move_values(s)))
+            return
+        most = pool[kind] if pool[kind] < left else left
+        for c in range(most + 1):
+            s.hand[opponent][kind] = c
+            self._worlds(s, opponent, pool, kind + 1, left - c, out)
+        s.hand[opponent][kind] = 0
+
+    def reset_nodes(self):
+        """Set the node counter back to 0."""
+        self.nodes = 0
+
+
+cdef State load_state(bytes data) except *:
+    """The State serialized by CoreState.to_bytes(), checked to be a round-4 position."""
+    cdef State s
+    if len(data) != sizeof(State):
+        raise ValueError("not a serialized State")
+    memcpy(&s, <const char *>data, sizeof(State))
+    if s.round != LAST_ROUND or s.deck_pos < s.deck_len:
+        raise ValueError("the exact solver needs an empty deck (round 4)")
+    if s.status != ONGOING:
+        raise ValueError("the game is over")
+    return s
+
+
+def split_value(int value):
+    """(rank, margin) of a solver value: rank +2 city win .. -2 city loss, margin in points.
+
+    >>> split_value(1024 + 7), split_value(-2048 + 3), split_value(0)
+    ((1, 7), (-2, 3), (0, 0))
+    """
+    cdef int rank = (value + RANK // 2) // RANK if value >= 0 else -((-value + RANK // 2) // RANK)
+    return rank, value - rank * RANK
