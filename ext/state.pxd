@@ -17,11 +17,16 @@ from rng cimport Rng, rng_below, splitmix64
 
 cdef extern from *:
     """
+    /* Without -mpopcnt, __builtin_popcount is a call into libgcc: count bits inline. */
+    static inline int DN_POPCOUNT(unsigned x) {
+        x = x - ((x >> 1) & 0x55555555u);
+        x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+        x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+        return (int)((x * 0x01010101u) >> 24);
+    }
     #if defined(__GNUC__) || defined(__clang__)
-    #define DN_POPCOUNT(x) __builtin_popcount(x)
     #define DN_CTZ(x) __builtin_ctz(x)
     #else
-    static inline int DN_POPCOUNT(unsigned x) { int n = 0; while (x) { x &= x - 1; n++; } return n; }
     static inline int DN_CTZ(unsigned x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
     #endif
     """

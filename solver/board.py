@@ -72,3 +72,23 @@ def render_board(pos: Position) -> str:
     out.append(render_score(pos))
     return "\n".join(out)
 
+
+
+def render_solve(result) -> str:
+    """A table of every move's value (an `endgame.SolveResult`), best first, and the search figures."""
+    out = []
+    if result.mode == "open":
+        out.append(f"open hands, {result.to_move} to move: best {result.best}")
+        out.append("move  outcome       margin")
+        for m in result.moves:
+            outcome = f"{m.outcome} (city)" if m.city else m.outcome
+            out.append(f"{m.move:<4}  {outcome:<12}  {m.margin:>+6}")
+        out.append(f"principal variation: {' '.join(result.pv) or '(the result is already settled)'}")
+    else:
+        out.append(f"{result.to_move}'s view, {result.worlds} possible opponent hands: best {result.best}")
+        out.append("move  expected    win   draw   loss   margin")
+        for m in result.moves:
+            out.append(f"{m.move:<4}  {float(m.expected):>8.4f}  {float(m.win):>5.1%}  {float(m.draw):>5.1%}  "
+                       f"{float(m.loss):>5.1%}  {m.margin:>+7.2f}")
+    out.append(f"nodes {result.nodes:,}  time {result.seconds * 1000:.2f} ms")
+    return "\n".join(out)

@@ -15,7 +15,8 @@ import sys
 
 import click
 
-from .board import render_board, render_score
+from .board import render_board, render_score, render_solve
+from .endgame import DEFAULT_TT_MB
 from .position import EXAMPLE_DNP, Position
 
 
@@ -129,6 +130,28 @@ def deal(seed):
     click.echo(f"deal    {pos}")
     click.echo(f"view a  {pos.view('a')}")
     click.echo(f"view b  {pos.view('b')}")
+
+
+@cli.command(cls=PositionArgsCommand)
+@click.argument("dnp", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--tt-mb", type=click.FloatRange(0.001, 65536), default=DEFAULT_TT_MB, show_default=True,
+              help="Transposition table size in MB (fixed; small tables stay in cache and are fastest "
+                   "for round-4 trees).")
+@click.option("--mode", type=click.Choice(["auto", "open", "view"]), default="auto", show_default=True,
+              help="open: both hands known; view: over every hand the opponent may hold; "
+                   "auto: open when both hands are known.")
+def solve(dnp, as_json, tt_mb, mode):
+    """Solve a round-4 position exactly: the value of every legal move, best first.
+
+    With both hands known: each move's outcome (win/draw/loss) and final margin under
+    perfect play, and the principal variation. With the opponent's hand hidden: each
+    move's expected score over every hand the opponent may hold, with its probability.
+    """
+    from .endgame import solve as solve_position
+
+    result = solve_position(_position(dnp), tt_mb=tt_mb, mode=mode)
+    click.echo(json.dumps(result.to_dict()) if as_json else render_solve(result))
 
 
 @cli.group()

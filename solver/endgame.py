@@ -1,0 +1,196 @@
+"""Exact round-4 analysis: open hands, or one player's view over every possible opponent hand.
+
+Once the deck is empty, District Noir is small enough to solve exactly
+(`solver._endgame`). With both hands known ("open" mode) each legal move gets its
+game-theoretic outcome and final score margin. With the opponent's hand hidden ("view"
+mode) every hand the opponent can hold is enumerated with its exact probability under a
+uniform deal, each such world is solved with open hands, and each move gets its expected
+score (win 1, draw 1/2, loss 0), its win/draw/loss probabilities and its expected margin.
+
+View mode is perfect-information Monte Carlo made exact: it assumes that after this move
+both players play as if they saw every card. Real players cannot, so the figures are an
+optimistic model of the game, not its true value (see README, "Exact endgames").
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb
+
+from ._endgame import EndgameSolver, split_value
+from .cards import COMPOSITION, NKINDS, Move
+from .notation import PLAYERS, PositionError, ROUNDS
+from .position import Position
+
+DEFAULT_TT_MB = 2.0
+OUTCOMES = {2: "win", 1: "win", 0: "draw", -1: "loss", -2: "loss"}
+_SCORE = {2: Fraction(1), 1: Fraction(1), 0: Fraction(1, 2), -1: Fraction(0), -2: Fraction(0)}
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """One legal move's value for the side to move.
+
+    Open mode fills `outcome`, `city` and `margin` (the final score margin under best
+    play); view mode fills `expected`, `win`, `draw`, `loss` (probabilities, exact
+    fractions) and `margin` (expected). `value` is the open-hands solver's raw value.
+    """
+
+    move: str
+    margin: float
+    value: int | None = None
+    outcome: str | None = None
+    city: bool = False
+    expected: Fraction | None = None
+    win: Fraction | None = None
+    draw: Fraction | None = None
+    loss: Fraction | None = None
+
+    def to_dict(self) -> dict:
+        """The JSON form, as `dnoir solve --json` prints it."""
+        if self.outcome is not None:
+            return dict(move=self.move, outcome=self.outcome, city=self.city, margin=self.margin)
+        return dict(move=self.move, expected=float(self.expected), expected_fraction=str(self.expected),
+                    win=float(self.win), draw=float(self.draw), loss=float(self.loss),
+                    margin=round(self.margin, 6))
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The solved position: every legal move's value, best first.
+
+    >>> pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
+    >>> r = solve(pos)
+    >>> r.mode, r.best, [(m.move, m.outcome) for m in r.moves]
+    ('open', '8', [('8', 'loss'), ('-2', 'loss')])
+    """
+
+    mode: str
+    to_move: str
+    best: str
+    moves: list[MoveValue]
+    nodes: int
+    seconds: float
+    pv: list[str] = field(default_factory=list)
+    worlds: int | None = None
+
+    def to_dict(self) -> dict:
+        """The JSON form, as `dnoir solve --json` prints it."""
+        out = dict(mode=self.mode, to_move=self.to_move, best=self.best,
+                   moves=[m.to_dict() for m in self.moves], nodes=self.nodes,
+                   seconds=round(self.seconds, 6))
+        if self.mode == "open":
+            out["pv"] = self.pv
+        else:
+            out["worlds"] = self.worlds
+        return out
+
+
+_solvers: dict[tuple[float, bool], EndgameSolver] = {}
+
+
+def get_solver(tt_mb: float = DEFAULT_TT_MB, use_tt: bool = True) -> EndgameSolver:
+    """A solver with a table of `tt_mb` MB, kept for reuse (its table stays valid across solves)."""
+    key = (float(tt_mb), bool(use_tt))
+    if key not in _solvers:
+        _solvers[key] = EndgameSolver(tt_mb=tt_mb, use_tt=use_tt)
+    return _solvers[key]
+
+
+def check_solvable(pos: Position) -> None:
+    """Raise PositionError unless the exact solver can analyse `pos` for its side to move."""
+    if pos.is_over:
+        raise PositionError("to-move", "the game is over: there is nothing to solve")
+    if pos.round != ROUNDS:
+        raise PositionError("round", f"round {pos.round}: the deck is not empty, exact solving starts "
+                                     "in round 4")
+    if pos.hands[pos.to_move] is None:
+        raise PositionError(f"hand {PLAYERS[pos.to_move]}",
+                            "the hand of the side to move is hidden; give it to solve its moves")
+
+
+def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
+          use_tt: bool = True) -> SolveResult:
+    """Solve a round-4 position for its side to move: open hands, or the mover's view.
+
+    `mode` "auto" solves with open hands when both hands are known and over the
+    opponent's possible hands otherwise; "open" and "view" force one.
+    """
+    check_solvable(pos)
+    opponent = 1 - pos.to_move
+    if mode == "auto":
+        mode = "view" if pos.hands[opponent] is None else "open"
+    if mode == "open" and pos.hands[opponent] is None:
+        raise PositionError(f"hand {PLAYERS[opponent]}", "hidden: open-hands mode needs both hands")
+    if mode not in ("open", "view"):
+        raise ValueError(f"unknown mode {mode!r} (auto, open or view)")
+    solver = get_solver(tt_mb, use_tt)
+    solver.reset_nodes()
+    start = time.perf_counter()
+    result = _solve_open(pos, solver) if mode == "open" else _solve_view(pos, solver)
+    seconds = time.perf_counter() - start
+    return SolveResult(mode=mode, to_move=PLAYERS[pos.to_move], best=result["moves"][0].move,
+                       nodes=solver.nodes, seconds=seconds, **result)
+
+
+def _solve_open(pos: Position, solver: EndgameSolver) -> dict:
+    state = pos._core().to_bytes()
+    values = solver.move_values(state)
+    pv = [str(Move(m)) for m in solver.principal_variation(state)]
+    moves = []
+    for m, value in values.items():
+        rank, margin = split_value(value)
+        moves.append(MoveValue(move=str(Move(m)), margin=margin, value=value,
+                               outcome=OUTCOMES[rank], city=abs(rank) == 2))
+    # best first; among equal values the principal variation's move leads, then canonical order
+    moves.sort(key=lambda mv: (-mv.value, not pv or mv.move != pv[0]))
+    return dict(moves=moves, pv=pv)
+
+
+def unseen_pool(pos: Position, player: int) -> tuple[int, ...]:
+    """Counts per kind of the cards `player` cannot see: the opponent's hand and the removed cards.
+
+    >>> pos = Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a")
+    >>> sum(unseen_pool(pos, 1))
+    5
+    """
+    seen = [0] * NKINDS
+    for k in pos.line:
+        seen[k] += 1
+    for k in range(NKINDS):
+        seen[k] += pos.hands[player][k] + pos.colls[0][k] + pos.colls[1][k]
+    return tuple(COMPOSITION[k] - seen[k] for k in range(NKINDS))
+
+
+def world_weight(pool, hand) -> int:
+    """Number of ways a uniform deal gives exactly `hand` (counts per kind) out of `pool`."""
+    weight = 1
+    for available, held in zip(pool, hand):
+        weight *= comb(available, held)
+    return weight
+
+
+def _solve_view(pos: Position, solver: EndgameSolver) -> dict:
+    mover, opponent = pos.to_move, 1 - pos.to_move
+    pool = unseen_pool(pos, mover)
+    size = pos.hand_sizes[opponent]
+    worlds = solver.world_values(pos._core().to_bytes(), opponent, pool, size)
+    total = comb(sum(pool), size)
+    sums: dict[int, dict] = {}
+    for hand, values in worlds:
+        weight = Fraction(world_weight(pool, hand), total)
+        for m, value in values.items():
+            rank, margin = split_value(value)
+            acc = sums.setdefault(m, dict(expected=Fraction(0), win=Fraction(0), draw=Fraction(0),
+                                          loss=Fraction(0), margin=Fraction(0)))
+            acc["expected"] += weight * _SCORE[rank]
+            acc[OUTCOMES[rank]] += weight
+            acc["margin"] += weight * margin
+    moves = [MoveValue(move=str(Move(m)), margin=float(acc["margin"]), expected=acc["expected"],
+                       win=acc["win"], draw=acc["draw"], loss=acc["loss"])
+             for m, acc in sorted(sums.items())]
+    # best expected score first, then best expected margin, then canonical order
+    moves.sort(key=lambda mv: (-mv.expected, -mv.margin))
+    return dict(moves=moves, worlds=len(worlds))
