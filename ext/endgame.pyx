@@ -70,6 +70,13 @@ ctypedef struct Entry:
     uint8_t depth       # actions left in the round: the size of the subtree, for replacement
     uint8_t pad[3]
 
+ctypedef struct Table:
+    Entry *entries      # 2 * (bucket_mask + 1) entries: buckets of two slots
+    uint64_t bucket_mask
+    uint64_t nodes      # positions searched since the last reset
+    bint use_tt
+
+
 # Zobrist keys: hand and collection counts, the reachable line by distance from its newest
 # end, the side to move, the taken flags. Filled once at import from splitmix64.
 cdef uint64_t Z_HAND[2][NKINDS][8]
@@ -163,6 +170,101 @@ cdef inline bint settled(const State *s) noexcept nogil:
     return s.status != ONGOING or s.taken == 3
 
 
+cdef int search(Table *t, const State *s, uint64_t base, int alpha, int beta) noexcept nogil:
+    """Negamax value of s for its side to move, exact when alpha < value < beta."""
+    cdef State child
+    cdef uint64_t key = 0, child_base
+    cdef Entry *bucket = NULL
+    cdef Entry *slot
+    cdef int alpha0 = alpha
+    cdef int best = -INF, value, i, m, n = 0
+    cdef int best_move = NO_MOVE, tt_move = NO_MOVE
+    cdef uint8_t moves[NMOVES]
+    cdef uint32_t mask
+    t.nodes += 1  # s is never settled: callers score settled positions themselves
+    if t.use_tt:
+        key = base ^ line_key(s)
+        bucket = &t.entries[2 * (key & t.bucket_mask)]
+        for i in range(2):
+            slot = &bucket[i]
+            if slot.bound and slot.key == key:
+                tt_move = slot.move
+                if slot.bound == BOUND_EXACT:
+                    return slot.value
+                if slot.bound == BOUND_LOWER and slot.value >= beta:
+                    return slot.value
+                if slot.bound == BOUND_UPPER and slot.value <= alpha:
+                    return slot.value
+                break
+
+    # Move ordering: the table's move, then the take, then plays of the costliest kinds.
+    mask = legal_mask(s)
+    if tt_move != NO_MOVE and (mask >> tt_move) & 1:
+        moves[n] = tt_move
+        n += 1
+        mask &= ~(1u << tt_move)
+    if (mask >> MOVE_TAKE) & 1:
+        moves[n] = MOVE_TAKE
+        n += 1
+    for m in range(NKINDS - 1, -1, -1):
+        if (mask >> m) & 1:
+            moves[n] = m
+            n += 1
+
+    for i in range(n):
+        m = moves[i]
+        child = s[0]
+        apply_move(&child, m)
+        if settled(&child):
+            value = final_value(&child, s.to_move)
+        else:
+            # Principal variation search: the first move gets the full window, the
+            # others a null window around the best so far, searched again if they beat it.
+            child_base = child_base_key(base, s, &child, m)
+            if best > alpha:
+                alpha = best
+            if i == 0:
+                value = -search(t, &child, child_base, -beta, -alpha)
+            else:
+                value = -search(t, &child, child_base, -alpha - 1, -alpha)
+                if alpha < value < beta:
+                    value = -search(t, &child, child_base, -beta, -value)
+        if value > best:
+            best = value
+            best_move = m
+            if best >= beta:
+                break
+    if t.use_tt:
+        store(bucket, key, best, alpha0, beta, best_move, actions_left(s))
+    return best
+
+cdef inline void store(Entry *bucket, uint64_t key, int value, int alpha0, int beta,
+                       int move, int depth) noexcept nogil:
+    cdef Entry *slot = &bucket[1]
+    if bucket[0].key == key or bucket[0].bound == 0 or depth >= bucket[0].depth:
+        if bucket[0].bound and bucket[0].key != key:
+            bucket[1] = bucket[0]  # the displaced deep entry gets a second chance
+        slot = &bucket[0]
+    slot.key = key
+    slot.value = value
+    slot.move = move
+    slot.depth = depth
+    if value <= alpha0:
+        slot.bound = BOUND_UPPER
+    elif value >= beta:
+        slot.bound = BOUND_LOWER
+    else:
+        slot.bound = BOUND_EXACT
+
+cdef int child_value(Table *t, const State *s, int move) noexcept nogil:
+    """Exact value, for the side to move in s, of playing move."""
+    cdef State child = s[0]
+    apply_move(&child, move)
+    if settled(&child):
+        return final_value(&child, s.to_move)
+    return -search(t, &child, base_key(&child), -INF, INF)
+
+
 cdef class EndgameSolver:
     """Exact solver of round-4 positions with both hands known, holding one table.
 
@@ -174,124 +276,27 @@ cdef class EndgameSolver:
     [3, 8]
     """
 
-    cdef Entry *table
-    cdef uint64_t bucket_mask
-    cdef readonly uint64_t nodes
+    cdef Table t
     cdef readonly size_t tt_bytes
-    cdef bint use_tt
 
     def __cinit__(self, double tt_mb=2, bint use_tt=True):
         cdef uint64_t buckets = 1
         while buckets * 2 * 2 * sizeof(Entry) <= tt_mb * 1024 * 1024:
             buckets *= 2
-        self.table = <Entry *> dn_table_alloc(buckets * 2 * sizeof(Entry))
-        if self.table == NULL:
+        self.t.entries = <Entry *> dn_table_alloc(buckets * 2 * sizeof(Entry))
+        if self.t.entries == NULL:
             raise MemoryError(f"cannot allocate a {tt_mb} MB transposition table")
-        self.bucket_mask = buckets - 1
+        self.t.bucket_mask = buckets - 1
+        self.t.use_tt = use_tt
+        self.t.nodes = 0
         self.tt_bytes = buckets * 2 * sizeof(Entry)
-        self.use_tt = use_tt
-        self.nodes = 0
 
     def __dealloc__(self):
-        free(self.table)
+        free(self.t.entries)
 
     def clear(self):
-        """Empty the table (it never needs it for correctness; for measurements)."""
-        memset(self.table, 0, (self.bucket_mask + 1) * 2 * sizeof(Entry))
-
-    cdef int search(self, const State *s, uint64_t base, int alpha, int beta) noexcept nogil:
-        """Negamax value of s for its side to move, exact when alpha < value < beta."""
-        cdef State child
-        cdef uint64_t key = 0, child_base
-        cdef Entry *bucket = NULL
-        cdef Entry *slot
-        cdef int alpha0 = alpha
-        cdef int best = -INF, value, i, m, n = 0
-        cdef int best_move = NO_MOVE, tt_move = NO_MOVE
-        cdef uint8_t moves[NMOVES]
-        cdef uint32_t mask
-        self.nodes += 1  # s is never settled: callers score settled positions themselves
-        if self.use_tt:
-            key = base ^ line_key(s)
-            bucket = &self.table[2 * (key & self.bucket_mask)]
-            for i in range(2):
-                slot = &bucket[i]
-                if slot.bound and slot.key == key:
-                    tt_move = slot.move
-                    if slot.bound == BOUND_EXACT:
-                        return slot.value
-                    if slot.bound == BOUND_LOWER and slot.value >= beta:
-                        return slot.value
-                    if slot.bound == BOUND_UPPER and slot.value <= alpha:
-                        return slot.value
-                    break
-
-        # Move ordering: the table's move, then the take, then plays of the costliest kinds.
-        mask = legal_mask(s)
-        if tt_move != NO_MOVE and (mask >> tt_move) & 1:
-            moves[n] = tt_move
-            n += 1
-            mask &= ~(1u << tt_move)
-        if (mask >> MOVE_TAKE) & 1:
-            moves[n] = MOVE_TAKE
-            n += 1
-        for m in range(NKINDS - 1, -1, -1):
-            if (mask >> m) & 1:
-                moves[n] = m
-                n += 1
-
-        for i in range(n):
-            m = moves[i]
-            child = s[0]
-            apply_move(&child, m)
-            if settled(&child):
-                value = final_value(&child, s.to_move)
-            else:
-                # Principal variation search: the first move gets the full window, the
-                # others a null window around the best so far, searched again if they beat it.
-                child_base = child_base_key(base, s, &child, m)
-                if best > alpha:
-                    alpha = best
-                if i == 0:
-                    value = -self.search(&child, child_base, -beta, -alpha)
-                else:
-                    value = -self.search(&child, child_base, -alpha - 1, -alpha)
-                    if alpha < value < beta:
-                        value = -self.search(&child, child_base, -beta, -value)
-            if value > best:
-                best = value
-                best_move = m
-                if best >= beta:
-                    break
-        if self.use_tt:
-            self.store(bucket, key, best, alpha0, beta, best_move, actions_left(s))
-        return best
-
-    cdef inline void store(self, Entry *bucket, uint64_t key, int value, int alpha0, int beta,
-                           int move, int depth) noexcept nogil:
-        cdef Entry *slot = &bucket[1]
-        if bucket[0].key == key or bucket[0].bound == 0 or depth >= bucket[0].depth:
-            if bucket[0].bound and bucket[0].key != key:
-                bucket[1] = bucket[0]  # the displaced deep entry gets a second chance
-            slot = &bucket[0]
-        slot.key = key
-        slot.value = value
-        slot.move = move
-        slot.depth = depth
-        if value <= alpha0:
-            slot.bound = BOUND_UPPER
-        elif value >= beta:
-            slot.bound = BOUND_LOWER
-        else:
-            slot.bound = BOUND_EXACT
-
-    cdef int child_value(self, const State *s, int move) noexcept nogil:
-        """Exact value, for the side to move in s, of playing move."""
-        cdef State child = s[0]
-        apply_move(&child, move)
-        if settled(&child):
-            return final_value(&child, s.to_move)
-        return -self.search(&child, base_key(&child), -INF, INF)
+        """Empty the table (never needed for correctness: for measurements from a cold start)."""
+        memset(self.t.entries, 0, self.tt_bytes)
 
     def move_values(self, bytes state):
         """{move index: exact value for the side to move} for every legal move.
@@ -308,7 +313,7 @@ cdef class EndgameSolver:
         cdef int i
         with nogil:
             for i in range(n):
-                values[i] = self.child_value(s, moves[i])
+                values[i] = child_value(&self.t, s, moves[i])
         return {moves[i]: values[i] for i in range(n)}
 
     def value(self, bytes state):
@@ -318,26 +323,48 @@ cdef class EndgameSolver:
         if settled(&s):
             return final_value(&s, s.to_move)
         with nogil:
-            v = self.search(&s, base_key(&s), -INF, INF)
+            v = search(&self.t, &s, base_key(&s), -INF, INF)
         return v
 
-    def principal_variation(self, bytes state):
-        """The moves of best play from the position to the point where the result is settled."""
+    def principal_variation(self, bytes state, int first=-1):
+        """The moves of best play from the position until the result is settled.
+
+        `first`, if given, is the root's best move (from `move_values`). Each next move is
+        the best move of the table's exact entry for the position, or, where the table no
+        longer holds one, the best of the children's exact values.
+        """
         cdef State s = load_state(state)
-        cdef uint8_t moves[NMOVES]
-        cdef int n, i, v, best, best_move
+        cdef int m = first
         pv = []
         while not settled(&s):
-            n = legal_moves(&s, moves)
-            best = -INF
-            best_move = moves[0]
-            for i in range(n):
-                v = self.child_value(&s, moves[i])
-                if v > best:
-                    best, best_move = v, moves[i]
-            pv.append(best_move)
-            apply_move(&s, best_move)
+            if m < 0 or not (legal_mask(&s) >> m) & 1:
+                m = self._best_move(&s)
+            pv.append(m)
+            apply_move(&s, m)
+            m = self._table_move(&s)
         return pv
+
+    cdef int _table_move(self, const State *s) noexcept nogil:
+        """The best move stored with an exact value for s, or -1."""
+        cdef uint64_t key = base_key(s) ^ line_key(s)
+        cdef Entry *bucket = &self.t.entries[2 * (key & self.t.bucket_mask)]
+        cdef int i
+        if not self.t.use_tt:
+            return -1
+        for i in range(2):
+            if bucket[i].key == key and bucket[i].bound == BOUND_EXACT and bucket[i].move != NO_MOVE:
+                return bucket[i].move
+        return -1
+
+    cdef int _best_move(self, const State *s) noexcept nogil:
+        cdef uint8_t moves[NMOVES]
+        cdef int n = legal_moves(s, moves)
+        cdef int i, v, best = -INF, best_move = moves[0]
+        for i in range(n):
+            v = child_value(&self.t, s, moves[i])
+            if v > best:
+                best, best_move = v, moves[i]
+        return best_move
 
     def world_values(self, bytes state, int opponent, pool, int hand_size):
         """Solve every hand the opponent may hold: [(hand counts, {move: value})].
@@ -369,9 +396,14 @@ cdef class EndgameSolver:
             self._worlds(s, opponent, pool, kind + 1, left - c, out)
         s.hand[opponent][kind] = 0
 
+    @property
+    def nodes(self):
+        """Positions searched since the last `reset_nodes`."""
+        return self.t.nodes
+
     def reset_nodes(self):
         """Set the node counter back to 0."""
-        self.nodes = 0
+        self.t.nodes = 0
 
 
 cdef State load_state(bytes data) except *:

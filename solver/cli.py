@@ -174,6 +174,21 @@ def bench_speed(games, reference_games, seed, as_json):
     click.echo(json.dumps(report) if as_json else format_speed(report))
 
 
+@bench.command("solve")
+@click.option("--positions", type=click.IntRange(1), default=300, show_default=True,
+              help="Round-4 start positions to solve.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
+@click.option("--tt-mb", type=click.FloatRange(0.001, 65536), default=DEFAULT_TT_MB, show_default=True,
+              help="Transposition table size in MB.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_solve(positions, seed, tt_mb, as_json):
+    """Exact-solver times on round-4 starts: open hands, table off, one-player view."""
+    from .bench.solve import format_solve, run_solve
+
+    report = run_solve(positions=positions, seed=seed, tt_mb=tt_mb)
+    click.echo(json.dumps(report) if as_json else format_solve(report))
+
+
 def main(argv=None) -> int:
     """Entry point of the `dnoir` console script: run the CLI, turn every error into one line."""
     try:

@@ -138,7 +138,8 @@ def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
 def _solve_open(pos: Position, solver: EndgameSolver) -> dict:
     state = pos._core().to_bytes()
     values = solver.move_values(state)
-    pv = [str(Move(m)) for m in solver.principal_variation(state)]
+    first = max(values, key=values.get) if values else -1
+    pv = [str(Move(m)) for m in solver.principal_variation(state, first)]
     moves = []
     for m, value in values.items():
         rank, margin = split_value(value)
