@@ -272,8 +272,8 @@ cdef class EndgameSolver:
     >>> pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
     >>> solver = EndgameSolver(tt_mb=1)
     >>> values = solver.move_values(pos._core().to_bytes())
-    >>> sorted(values)  # move indices: 3 = '8', 8 = '-2'
-    [3, 8]
+    >>> sorted(values)  # move indices: 3 = '8', 8 = '-2', 11 = take
+    [3, 8, 11]
     """
 
     cdef Table t

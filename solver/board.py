@@ -86,9 +86,9 @@ def render_solve(result) -> str:
         out.append(f"principal variation: {' '.join(result.pv) or '(the result is already settled)'}")
     else:
         out.append(f"{result.to_move}'s view, {result.worlds} possible opponent hands: best {result.best}")
-        out.append("move  expected    win   draw   loss   margin")
+        out.append("move  expected     win    draw    loss   margin")
         for m in result.moves:
-            out.append(f"{m.move:<4}  {float(m.expected):>8.4f}  {float(m.win):>5.1%}  {float(m.draw):>5.1%}  "
-                       f"{float(m.loss):>5.1%}  {m.margin:>+7.2f}")
+            out.append(f"{m.move:<4}  {float(m.expected):>8.4f}  {float(m.win):>6.1%}  {float(m.draw):>6.1%}  "
+                       f"{float(m.loss):>6.1%}  {m.margin:>+7.2f}")
     out.append(f"nodes {result.nodes:,}  time {result.seconds * 1000:.2f} ms")
     return "\n".join(out)

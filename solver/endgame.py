@@ -64,7 +64,7 @@ class SolveResult:
     >>> pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
     >>> r = solve(pos)
     >>> r.mode, r.best, [(m.move, m.outcome) for m in r.moves]
-    ('open', '8', [('8', 'loss'), ('-2', 'loss')])
+    ('open', '8', [('8', 'loss'), ('-2', 'loss'), ('T', 'loss')])
     """
 
     mode: str

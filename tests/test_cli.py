@@ -132,3 +132,48 @@ def test_bench_speed_json(capsys):
     shares = report["first_player_share"] + report["second_player_share"] + report["draw_share"]
     assert shares == pytest.approx(1.0)
     assert 0 < report["city_share"] < 1
+
+
+FULL_ROUND4 = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"
+
+
+def test_solve_open_json(capsys):
+    code, out, _ = run(capsys, "solve", FULL_ROUND4, "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["mode"] == "open" and result["best"] == "8"
+    assert [m["move"] for m in result["moves"]] == ["8", "-2", "T"]
+    assert all({"move", "outcome", "margin"} <= set(m) for m in result["moves"])
+    assert result["pv"][0] == "8" and result["nodes"] >= 0
+
+
+def test_solve_view_json_and_table(capsys):
+    view = "-18+2C8 ?????/777+2-2 556677888+3+4-2-3-3/566678+3-1-1-2-2CC 4 b -"
+    code, out, _ = run(capsys, "solve", view, "--json", "--tt-mb", "1")
+    assert code == 0
+    result = json.loads(out)
+    assert result["mode"] == "view" and result["worlds"] == 22 and result["best"] == "T"
+    assert {m["move"]: m["expected_fraction"] for m in result["moves"]} == {"7": "0", "+2": "0", "-2": "3/28", "T": "1"}
+    code, out, _ = run(capsys, "solve", view)
+    assert code == 0 and "22 possible opponent hands" in out and out.splitlines()[2].startswith("T ")
+
+
+@pytest.mark.parametrize("args, names", [
+    (["solve", EXAMPLES[0]], "round"),
+    (["solve", "7-2+3 58/?? 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"], "hidden"),
+    (["solve", FULL_ROUND4, "--tt-mb", "0"], "tt-mb"),
+    (["solve", FULL_ROUND4, "--mode", "psychic"], "mode"),
+    (["solve"], "required"),
+])
+def test_solve_errors(capsys, args, names):
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and names in err.lower()
+
+
+def test_bench_solve_json(capsys):
+    code, out, _ = run(capsys, "bench", "solve", "--positions", "3", "--json")
+    assert code == 0
+    report = json.loads(out)
+    for key in ("open_median_ms", "open_p95_ms", "view_median_ms", "view_p95_ms"):
+        assert report[key] > 0

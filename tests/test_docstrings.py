@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["solver", "solver.cards", "solver.notation", "solver.position", "solver.board",
+MODULES = ["solver", "solver.cards", "solver.notation", "solver.position", "solver.board", "solver.endgame",
+           "solver._endgame", "solver.bench.solve",
            "solver._core", "solver.bench.speed"]
 
 
