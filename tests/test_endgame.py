@@ -91,8 +91,8 @@ def test_open_hands_from_the_start_of_round_4_against_brute_force():
 
 
 def test_view_against_brute_force():
-    """The mover's view against a direct count over every set of cards the opponent may hold."""
-    positions = sample_positions(160, min_actions=5, seed0=10_000)
+    """At least 500 views against a direct count over every set of cards the opponent may hold."""
+    positions = sample_positions(500, min_actions=5, seed0=10_000)
     assert len({p.hand_sizes[p.to_move] for p in positions}) >= 4
     for full in positions:
         view = full.view("ab"[full.to_move])
