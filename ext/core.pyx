@@ -9,6 +9,7 @@ whole loops (perft, random games) in C without the GIL.
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 from rng cimport Rng, rng_seed
+from policy cimport greedy_move
 from state cimport (
     State, Score, NKINDS, KIND_C, MOVE_TAKE, NMOVES, HAND_SIZE, LINE_MAX, DECK_MAX,
     REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
@@ -156,6 +157,11 @@ cdef class CoreState:
                    alliances=scores[p].alliances, betrayals=scores[p].betrayals,
                    total=scores[p].total) for p in range(2)],
         )
+
+    def greedy_move(self):
+        """The greedy policy's move (ext/policy.pxd), or None once the game is over."""
+        cdef int m = greedy_move(&self.s)
+        return None if m < 0 else m
 
     def zobrist(self):
         """The 64-bit Zobrist hash of the state."""

@@ -15,8 +15,10 @@ import sys
 
 import click
 
-from .board import render_board, render_score, render_solve
+from ._ismcts import NODE_BYTES
+from .board import render_advice, render_board, render_score, render_solve
 from .endgame import DEFAULT_TT_MB
+from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
 from .position import EXAMPLE_DNP, Position
 
 
@@ -154,6 +156,48 @@ def solve(dnp, as_json, tt_mb, mode):
     click.echo(json.dumps(result.to_dict()) if as_json else render_solve(result))
 
 
+@cli.command(cls=PositionArgsCommand)
+@click.argument("dnp", nargs=-1)
+@click.option("--time", "seconds", type=click.FloatRange(0.001), default=None,
+              help="Seconds to think (default 1 when --iterations is not given).")
+@click.option("--iterations", type=click.IntRange(1), default=None,
+              help="Iterations in all (reproducible with --seed).")
+@click.option("--threads", type=click.IntRange(1, 256), default=None,
+              help="Search threads, one tree each (default: every core).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampled worlds and playouts.")
+@click.option("--policy", type=click.Choice(["random", "greedy"]), default=DEFAULT_POLICY, show_default=True,
+              help="Playout policy.")
+@click.option("--max-nodes", type=click.IntRange(1000), default=DEFAULT_MAX_NODES, show_default=True,
+              help=f"Tree nodes in all threads together; memory is bounded by "
+                   f"{NODE_BYTES} bytes a node ({memory_bound_mb():.0f} MB at the default).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
+    """Advise the side to move: every legal move with its share of the search, estimated
+    score (win probability, draws as 1/2) and mean margin, best first.
+
+    Without DNP, the built-in example position. The analysis uses only what the side to
+    move can see. Before round 4 it is information-set MCTS; in round 4 it is exact.
+    """
+    from .search import advise as advise_position
+
+    pos = _position(dnp, default=EXAMPLE_DNP)
+    result = advise_position(pos, seconds=seconds, iterations=iterations, threads=threads, seed=seed,
+                             policy=policy, max_nodes=max_nodes)
+    click.echo(json.dumps(result.to_dict()) if as_json else render_advice(pos, result))
+
+
+@cli.command()
+@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Search threads.")
+@click.option("--policy", type=click.Choice(["random", "greedy"]), default=DEFAULT_POLICY, show_default=True,
+              help="Playout policy.")
+def engine(threads, policy):
+    """Speak the engine protocol (NOTATION.md) on stdin/stdout, for arenas and GUIs."""
+    from .engine import Engine
+
+    Engine(threads=threads, policy=policy).run(sys.stdin)
+
+
 @cli.group()
 def bench():
     """Speed benchmarks (figures are ratios against a baseline measured in the same run)."""
@@ -187,6 +231,36 @@ def bench_solve(positions, seed, tt_mb, as_json):
 
     report = run_solve(positions=positions, seed=seed, tt_mb=tt_mb)
     click.echo(json.dumps(report) if as_json else format_solve(report))
+
+
+@bench.command("search")
+@click.option("--seconds", type=click.FloatRange(0.01), default=2.0, show_default=True,
+              help="Search time per deal for the speed figures.")
+@click.option("--deals", type=click.IntRange(1), default=3, show_default=True, help="Deals for the speed figures.")
+@click.option("--strength/--no-strength", default=False, show_default=True,
+              help="Also play the strength matches (long: minutes to an hour).")
+@click.option("--games", type=click.IntRange(2), default=200, show_default=True,
+              help="Games against each baseline (duplicate pairs).")
+@click.option("--movetime", type=click.IntRange(1), default=100, show_default=True,
+              help="ISMCTS milliseconds a move against the baselines.")
+@click.option("--scaling-pairs", type=click.IntRange(1), default=100, show_default=True,
+              help="Duplicate pairs at each budget of the 4x scaling curve.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Game processes (default: every core).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed, workers, as_json):
+    """ISMCTS iterations per second (1 thread, all threads) and, with --strength, match scores."""
+    from .bench.search import format_speed_part, run_speed_part, run_strength_part
+
+    report = run_speed_part(seconds=seconds, deals=deals)
+    if not as_json:
+        click.echo(format_speed_part(report))
+    if strength:
+        log = (lambda line: None) if as_json else click.echo
+        report.update(run_strength_part(games=games, movetime_ms=movetime, scaling_pairs=scaling_pairs,
+                                        seed=seed, workers=workers, log=log))
+    if as_json:
+        click.echo(json.dumps(report))
 
 
 def main(argv=None) -> int:

@@ -177,3 +177,38 @@ def test_bench_solve_json(capsys):
     report = json.loads(out)
     for key in ("open_median_ms", "open_p95_ms", "view_median_ms", "view_p95_ms"):
         assert report[key] > 0
+
+
+def test_advise_default_example_json(capsys):
+    code, out, _ = run(capsys, "advise", "--iterations", "3000", "--threads", "1", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["best"] in {"8", "+3", "T"} and result["exact"] is False
+    assert result["iterations"] == 3000
+    assert all({"move", "visits", "expected", "margin"} <= set(m) for m in result["moves"])
+    assert sum(m["visits"] for m in result["moves"]) == 3000
+
+
+def test_advise_is_reproducible(capsys):
+    args = ("advise", "--iterations", "2000", "--threads", "2", "--seed", "5", "--json")
+    _, out1, _ = run(capsys, *args)
+    _, out2, _ = run(capsys, *args)
+    strip = lambda o: {k: v for k, v in json.loads(o).items() if k not in ("seconds", "iterations_per_second")}
+    assert strip(out1) == strip(out2)
+
+
+def test_advise_round_4_says_exact(capsys):
+    code, out, _ = run(capsys, "advise", FULL_ROUND4)
+    assert code == 0 and "exact" in out and "recommended 8" in out
+
+
+@pytest.mark.parametrize("args, names", [
+    (["advise", "68+28 ???/??? 57+2-1-3CC/778+2-1 2 b a"], "hidden"),
+    (["advise", "--iterations", "0"], "iterations"),
+    (["advise", "--threads", "0"], "threads"),
+    (["advise", "--time", "-1"], "time"),
+])
+def test_advise_errors(capsys, args, names):
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and names in err.lower()

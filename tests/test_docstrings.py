@@ -6,6 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["solver", "solver.cards", "solver.notation", "solver.position", "solver.board", "solver.endgame",
+           "solver.search", "solver.bots", "solver.engine", "solver.arena", "solver._ismcts", "solver._pimc",
+           "solver.bench.search",
            "solver._endgame", "solver.bench.solve",
            "solver._core", "solver.bench.speed"]
 

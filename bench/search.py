@@ -1,0 +1,85 @@
+"""Search speed and strength: ISMCTS iterations per second, and matches in duplicate pairs.
+
+Speed: iterations per second from round-1 start positions (the mover's view of seeded
+deals), with one thread and with every core, against the core's random-playout rate
+measured in the same run (an iteration is a sampled world, a tree descent and a playout,
+so the playout rate is its ceiling).
+
+Strength: ISMCTS with a time per move against random, greedy and PIMC, and ISMCTS with
+four times the iterations against one time, over duplicate pairs (every deal played twice
+with seats swapped), each score with its 95% interval.
+
+>>> r = run_speed_part(seconds=0.2, deals=1)
+>>> r["iterations_per_second"] > 0
+True
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from solver._core import random_games
+from solver.arena import match_score, run_pairs
+from solver.position import Position
+from solver.search import IsmctsSearch
+
+
+def _rate(deals: int, seconds: float, threads: int) -> float:
+    done = spent = 0.0
+    for k in range(deals):
+        deal = Position.random_deal(1000 + k)
+        search = IsmctsSearch(deal.view("ab"[deal.to_move]), threads=threads, seed=k)
+        start = time.perf_counter()
+        done += search.run(seconds=seconds)
+        spent += time.perf_counter() - start
+        search.close()
+    return done / spent
+
+
+def run_speed_part(seconds: float = 2.0, deals: int = 3, threads: int | None = None) -> dict:
+    """Iterations per second from the opening with one thread and with `threads` (all cores)."""
+    threads = threads or os.cpu_count() or 1
+    start = time.perf_counter()
+    random_games(200_000, 0)
+    playouts = 200_000 / (time.perf_counter() - start)
+    one = _rate(deals, seconds, 1)
+    many = _rate(deals, seconds, threads)
+    return dict(iterations_per_second=round(one), threads=threads,
+                iterations_per_second_all_threads=round(many),
+                thread_speedup=round(many / one, 2),
+                playouts_per_second=round(playouts), iterations_per_playout=round(one / playouts, 3))
+
+
+def run_strength_part(games: int = 200, movetime_ms: int = 100, scaling_pairs: int = 100,
+                      budgets=(250, 1000, 4000, 16000), seed: int = 0, workers: int | None = None,
+                      log=print) -> dict:
+    """ISMCTS against the baselines at `movetime_ms` a move, and the 4x-iterations scaling curve."""
+    workers = workers or os.cpu_count() or 1
+    pairs = max(1, games // 2)
+    ismcts = f"ismcts:time={movetime_ms / 1000}"
+    out = {}
+    for name, opponent in (("random", "random"), ("greedy", "greedy"), ("pimc", "pimc:worlds=50")):
+        score = match_score(run_pairs(ismcts, opponent, pairs, seed=seed, workers=workers))
+        out[f"vs_{name}"] = score.to_dict()
+        log(f"{ismcts} vs {opponent}: {score.score:.3f} [{score.low:.3f}, {score.high:.3f}] "
+            f"over {2 * score.pairs} games (+{score.wins} ={score.draws} -{score.losses})")
+    scaling = []
+    for budget in budgets:
+        strong, weak = f"ismcts:iterations={4 * budget}", f"ismcts:iterations={budget}"
+        score = match_score(run_pairs(strong, weak, scaling_pairs, seed=seed + budget, workers=workers))
+        scaling.append(dict(budget=budget, **score.to_dict()))
+        log(f"{strong} vs {weak}: {score.score:.3f} [{score.low:.3f}, {score.high:.3f}] "
+            f"over {2 * score.pairs} games")
+    out["scaling"] = scaling
+    return out
+
+
+def format_speed_part(r: dict) -> str:
+    return "\n".join([
+        f"ISMCTS from the opening, 1 thread:   {r['iterations_per_second']:>12,} iterations/s",
+        f"ISMCTS from the opening, {r['threads']} threads:  {r['iterations_per_second_all_threads']:>12,} "
+        f"iterations/s  (x{r['thread_speedup']})",
+        f"random playouts (same run, 1 core):  {r['playouts_per_second']:>12,} games/s  "
+        f"(iterations per playout {r['iterations_per_playout']})",
+    ])

@@ -1,0 +1,267 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012), compiled as solver._ismcts.
+
+One tree per `Searcher`, over the moves seen from the observer's side: every iteration
+samples a world consistent with the observer's view (world.pxd), descends the tree
+choosing among the children whose move is legal in that world by UCB1 with availability
+counts, adds one child, finishes the game with a playout (policy.pxd), and backs the result
+up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
+the player who made its move.
+
+Nodes live in a preallocated pool; when it is full the tree stops growing and iterations
+go on with playouts from the deepest node reached, so memory never exceeds the pool.
+Everything in `run` holds no Python object and runs without the GIL, so several
+Searchers on several threads give root parallelism.
+"""
+
+from libc.stdint cimport uint8_t, uint32_t, int32_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport sqrt, log
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from rng cimport Rng, rng_seed, rng_below
+from state cimport (
+    State, Score, NKINDS, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
+)
+from world cimport Unseen, unseen_cards, sample_world
+from policy cimport policy_move, POLICY_RANDOM, POLICY_GREEDY
+
+ctypedef struct Node:
+    int32_t first_child
+    int32_t next_sibling
+    uint32_t visits
+    uint32_t avail
+    double reward       # summed rewards for `player`
+    double margin       # summed final margins for `player`
+    uint8_t move
+    uint8_t player      # who made `move`
+
+cdef enum:
+    NO_NODE = -1
+    MAX_DEPTH = 64
+    CLOCK_EVERY = 64
+
+
+POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+NODE_BYTES = sizeof(Node)
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Searcher:
+    """One ISMCTS tree with a bounded node pool.
+
+    >>> from solver.position import Position
+    >>> view = Position.random_deal(1).view("a")
+    >>> s = Searcher(max_nodes=10_000)
+    >>> s.start(view._core().to_bytes(), observer=view.to_move, seed=1)
+    >>> s.search(iterations=500)
+    500
+    >>> sum(visits for visits, _, _ in s.root_stats().values())
+    500
+    """
+
+    cdef Node *nodes
+    cdef int32_t n_nodes
+    cdef int32_t max_nodes
+    cdef readonly uint64_t iterations
+    cdef State root
+    cdef Unseen unseen
+    cdef Rng rng
+    cdef double exploration
+    cdef int policy
+    cdef bint started
+
+    def __cinit__(self, int max_nodes=2_000_000):
+        if max_nodes < 1:
+            raise ValueError("max_nodes must be at least 1")
+        self.nodes = <Node *> malloc(max_nodes * sizeof(Node))
+        if self.nodes == NULL:
+            raise MemoryError(f"cannot allocate {max_nodes} nodes")
+        self.max_nodes = max_nodes
+        self.n_nodes = 0
+        self.started = False
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    cdef int32_t new_node(self, int move, int player) noexcept nogil:
+        if self.n_nodes >= self.max_nodes:
+            return NO_NODE
+        cdef int32_t i = self.n_nodes
+        self.n_nodes += 1
+        self.nodes[i].first_child = NO_NODE
+        self.nodes[i].next_sibling = NO_NODE
+        self.nodes[i].visits = 0
+        self.nodes[i].avail = 0
+        self.nodes[i].reward = 0
+        self.nodes[i].margin = 0
+        self.nodes[i].move = move
+        self.nodes[i].player = player
+        return i
+
+    cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c,
+                      int policy) noexcept nogil:
+        cdef State world
+        cdef int32_t path[MAX_DEPTH]
+        cdef int depth = 0, i, m, winner, how, p
+        cdef int32_t node = 0, child, best_child
+        cdef uint32_t mask, tried
+        cdef double best_score, score, reward
+        cdef Node *ch
+        cdef Score scores[2]
+        sample_world(view, unseen, &world, r)
+        path[depth] = 0
+        depth += 1
+        # selection and expansion
+        while world.status == ONGOING:
+            mask = legal_mask(&world)
+            tried = 0
+            best_child = NO_NODE
+            best_score = -1.0
+            child = self.nodes[node].first_child
+            while child != NO_NODE:
+                ch = &self.nodes[child]
+                if (mask >> ch.move) & 1:
+                    tried |= 1u << ch.move
+                    ch.avail += 1
+                    score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    if score > best_score:
+                        best_score = score
+                        best_child = child
+                child = ch.next_sibling
+            if mask & ~tried:
+                # expand one untried move, chosen at random
+                mask &= ~tried
+                m = nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
+                child = self.new_node(m, world.to_move)
+                apply_move(&world, m)
+                if child != NO_NODE:
+                    self.nodes[child].next_sibling = self.nodes[node].first_child
+                    self.nodes[node].first_child = child
+                    self.nodes[child].avail = 1
+                    if depth < MAX_DEPTH:
+                        path[depth] = child
+                        depth += 1
+                break
+            apply_move(&world, self.nodes[best_child].move)
+            node = best_child
+            if depth < MAX_DEPTH:
+                path[depth] = node
+                depth += 1
+        # playout
+        m = policy_move(&world, r, policy)
+        while m >= 0:
+            apply_move(&world, m)
+            m = policy_move(&world, r, policy)
+        winner = game_outcome(&world, scores, &how)
+        # backpropagation (the root, path[0], counts iterations only)
+        self.nodes[0].visits += 1
+        for i in range(1, depth):
+            ch = &self.nodes[path[i]]
+            p = ch.player
+            ch.visits += 1
+            if winner == DRAW:
+                ch.reward += 0.5
+            elif winner == p:
+                ch.reward += 1.0
+            ch.margin += scores[p].total - scores[1 - p].total
+
+    def start(self, bytes view, int observer, seed=0, double exploration=0.7, str policy="random"):
+        """Begin a new tree for `view` (CoreState.to_bytes() of the observer's view, observer to move)."""
+        if len(view) != sizeof(State):
+            raise ValueError("not a serialized State")
+        if policy not in POLICIES:
+            raise ValueError(f"unknown playout policy {policy!r} (one of {', '.join(POLICIES)})")
+        self.root = (<State *><char *>view)[0]
+        if self.root.status != ONGOING:
+            raise ValueError("the game is over")
+        if self.root.to_move != observer:
+            raise ValueError("the observer must be the side to move")
+        if unseen_cards(&self.root, observer, &self.unseen) != 0:
+            raise ValueError("the position's unseen cards do not add up")
+        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        self.exploration = exploration
+        self.policy = POLICIES[policy]
+        self.n_nodes = 0
+        self.new_node(0, 1 - observer)
+        self.iterations = 0
+        self.started = True
+
+    def search(self, long iterations=0, double seconds=0):
+        """Grow the tree by `iterations` (if > 0) or for `seconds` (if > 0), whichever ends first.
+
+        Returns the number of iterations made by this call.
+        """
+        cdef long done = 0
+        cdef double deadline
+        if not self.started:
+            raise ValueError("call start() first")
+        if iterations <= 0 and seconds <= 0:
+            raise ValueError("give a number of iterations or a time")
+        with nogil:
+            deadline = now_seconds() + seconds
+            while True:
+                self.iterate(&self.root, &self.unseen, &self.rng, self.exploration, self.policy)
+                done += 1
+                if iterations > 0 and done >= iterations:
+                    break
+                if seconds > 0 and done % CLOCK_EVERY == 0 and now_seconds() >= deadline:
+                    break
+        self.iterations += done
+        return done
+
+    def root_stats(self):
+        """{move: (visits, reward sum, margin sum)} of the root's children, for the observer."""
+        cdef Node *n
+        cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
+        moves = {}
+        while child != NO_NODE:
+            n = &self.nodes[child]
+            moves[n.move] = (n.visits, n.reward, n.margin)
+            child = n.next_sibling
+        return moves
+
+    @property
+    def nodes_used(self):
+        """Nodes in the tree (at most max_nodes)."""
+        return self.n_nodes
+
+
+def sample_counts(bytes view, int observer, long samples, seed=0):
+    """Sum, over `samples` sampled worlds, of the cards per kind dealt to the opponent's
+    hand, the deck and the removed cards: ([11 counts], [11 counts], [11 counts]).
+
+    For testing the sampler: each unseen card must land in each place in proportion
+    to the place's size.
+    """
+    cdef State root, world
+    cdef Unseen unseen
+    cdef Rng r
+    cdef long i
+    cdef int k, j, opp = 1 - observer
+    cdef long hand[NKINDS]
+    cdef long deck[NKINDS]
+    cdef long removed[NKINDS]
+    if len(view) != sizeof(State):
+        raise ValueError("not a serialized State")
+    root = (<State *><char *>view)[0]
+    if unseen_cards(&root, observer, &unseen) != 0:
+        raise ValueError("the position's unseen cards do not add up")
+    rng_seed(&r, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    for k in range(NKINDS):
+        hand[k] = deck[k] = removed[k] = 0
+    with nogil:
+        for i in range(samples):
+            sample_world(&root, &unseen, &world, &r)
+            for k in range(NKINDS):
+                hand[k] += world.hand[opp][k]
+            for j in range(world.deck_len):
+                deck[world.deck[j]] += 1
+            for j in range(3):
+                removed[world.removed[j]] += 1
+    return ([hand[k] for k in range(NKINDS)], [deck[k] for k in range(NKINDS)],
+            [removed[k] for k in range(NKINDS)])

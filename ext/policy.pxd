@@ -1,0 +1,72 @@
+# cython: language_level=3
+"""Cheap move policies for playouts and the greedy bot, inline and nogil.
+
+The greedy policy judges a take by what the newest cards of the line are worth to the
+taker (supports by face value over 4, alliances and betrayals by their sign and size,
+a city by how close it brings the taker to three) and otherwise plays the card it values
+least, so that what it gives away is worth least to a taker.
+"""
+
+from libc.stdint cimport uint8_t, uint32_t
+from rng cimport Rng, rng_below
+from state cimport (
+    State, NKINDS, KIND_C, MOVE_TAKE, TAKE_SIZE, legal_mask, random_move,
+)
+
+cdef enum:
+    POLICY_RANDOM = 0
+    POLICY_GREEDY = 1
+
+
+cdef inline int card_worth(const State *s, int p, int kind) noexcept nogil:
+    """What one more card of `kind` is worth to player p, in quarter points."""
+    if kind < 4:
+        # a support: its face value, more while the majority is open or a set needs it
+        if s.coll[p][kind] <= s.coll[1 - p][kind]:
+            return 4 * (kind + 5)
+        return 8
+    if kind < 7:
+        return 4 * (kind - 2)
+    if kind < 10:
+        return -4 * (kind - 6)
+    # a city: worth little until it threatens the immediate win
+    return 40 if s.coll[p][KIND_C] == 2 else (12 if s.coll[p][KIND_C] == 1 else 4)
+
+
+cdef inline int take_worth(const State *s, int p) noexcept nogil:
+    """What taking now would bring player p (sum of card_worth of the reachable cards)."""
+    cdef int n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
+    cdef int i, total = 0
+    for i in range(s.line_len - n, s.line_len):
+        total += card_worth(s, p, s.line[i])
+    return total
+
+
+cdef inline int greedy_move(const State *s) noexcept nogil:
+    """Take when the reachable cards are worth at least 16 quarter points (or must), else
+    play the card of the lowest worth to the opponent; -1 if the game is over."""
+    cdef uint32_t mask = legal_mask(s)
+    cdef int p = s.to_move
+    cdef int k, best = -1, best_worth = 1 << 30, w
+    if mask == 0:
+        return -1
+    if (mask >> MOVE_TAKE) & 1:
+        if mask == (1u << MOVE_TAKE) or take_worth(s, p) >= 16:
+            return MOVE_TAKE
+    for k in range(NKINDS):
+        if (mask >> k) & 1:
+            w = card_worth(s, 1 - p, k)
+            if w < best_worth:
+                best_worth = w
+                best = k
+    return best
+
+
+cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
+    """The next playout move under `policy` (POLICY_RANDOM or POLICY_GREEDY)."""
+    if policy == POLICY_GREEDY:
+        # a little randomness keeps greedy playouts from repeating one line
+        if rng_below(r, 8) == 0:
+            return random_move(s, r)
+        return greedy_move(s)
+    return random_move(s, r)

@@ -1,0 +1,211 @@
+"""Move advice: information-set MCTS from the mover's view, exact once the deck is empty.
+
+`advise(position, ...)` analyses the position as its side to move sees it (the other
+hand, the deck and the removed cards unknown, whatever the position says). Before round
+4 it runs single-observer ISMCTS (solver._ismcts) with root parallelism: one tree per
+thread, their root statistics merged. In round 4 it answers with the exact one-player
+view solver (solver.endgame) instead.
+
+Same seed, same thread count and a fixed number of iterations give the same answer.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from ._ismcts import NODE_BYTES, Searcher
+from .cards import Move
+from .endgame import solve
+from .notation import PLAYERS, ROUNDS, PositionError
+from .position import Position
+
+DEFAULT_MAX_NODES = 2_000_000
+DEFAULT_EXPLORATION = 0.7
+DEFAULT_POLICY = "random"
+SLICE_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """One legal move's evidence: share of the search and its estimated score and margin.
+
+    `expected` is the win probability with draws counted as 1/2; in exact mode it is the
+    exact expected score and `visits`/`share` are None.
+    """
+
+    move: str
+    visits: int | None
+    share: float | None
+    expected: float
+    margin: float
+
+    def to_dict(self) -> dict:
+        return dict(move=self.move, visits=self.visits, share=self.share,
+                    expected=round(self.expected, 6), margin=round(self.margin, 4))
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The recommendation for the side to move, with every legal move's figures, best first.
+
+    >>> pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
+    >>> advice = advise(pos, iterations=2000, threads=1, seed=1)
+    >>> advice.best in {"8", "+3", "T"}, advice.iterations, advice.exact
+    (True, 2000, False)
+    """
+
+    best: str
+    moves: list[MoveStats]
+    iterations: int
+    seconds: float
+    exact: bool
+    threads: int
+    worlds: int | None = None
+
+    @property
+    def iterations_per_second(self) -> float:
+        return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        return dict(best=self.best, exact=self.exact, moves=[m.to_dict() for m in self.moves],
+                    iterations=self.iterations, seconds=round(self.seconds, 6),
+                    iterations_per_second=round(self.iterations_per_second, 1),
+                    threads=self.threads, worlds=self.worlds)
+
+
+def thread_seed(seed: int, index: int) -> int:
+    """The seed of thread `index` of a search seeded with `seed` (splitmix64 of both)."""
+    z = (seed * 0x9E3779B97F4A7C15 + index + 1) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+def mover_view(pos: Position) -> Position:
+    """The position as its side to move sees it; errors if that hand is hidden or the game is over."""
+    if pos.is_over:
+        raise PositionError("to-move", "the game is over: there is no move to advise")
+    if pos.hands[pos.to_move] is None:
+        raise PositionError(f"hand {PLAYERS[pos.to_move]}",
+                            "the hand of the side to move is hidden; give it to get advice")
+    return pos.view(pos.to_move)
+
+
+class IsmctsSearch:
+    """Root-parallel ISMCTS from one view: `threads` independent trees, merged at the root.
+
+    >>> pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
+    >>> search = IsmctsSearch(pos, threads=2, seed=3)
+    >>> search.run(iterations=1000)
+    1000
+    >>> sum(v for v, _, _ in search.root_stats().values())
+    1000
+    """
+
+    def __init__(self, view: Position, threads: int = 1, seed: int = 0, policy: str = DEFAULT_POLICY,
+                 exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES):
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
+        self.view = mover_view(view)
+        state = self.view._core().to_bytes()
+        self.searchers = [Searcher(max_nodes=max(1, max_nodes // threads)) for _ in range(threads)]
+        for i, searcher in enumerate(self.searchers):
+            searcher.start(state, self.view.to_move, seed=thread_seed(seed, i),
+                           exploration=exploration, policy=policy)
+        self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown()
+
+    def run(self, iterations: int = 0, seconds: float = 0.0) -> int:
+        """Search `iterations` more (split across the threads) and/or for `seconds`, whichever
+        ends first; returns the iterations made."""
+        n = len(self.searchers)
+        if iterations > 0:
+            shares = [iterations // n + (1 if i < iterations % n else 0) for i in range(n)]
+            jobs = [(s, k, seconds) for s, k in zip(self.searchers, shares) if k > 0]
+        else:
+            jobs = [(s, 0, seconds) for s in self.searchers]
+        if self._pool is None or len(jobs) == 1:
+            return sum(s.search(iterations=k, seconds=t) for s, k, t in jobs)
+        return sum(self._pool.map(lambda job: job[0].search(iterations=job[1], seconds=job[2]), jobs))
+
+    @property
+    def iterations(self) -> int:
+        return sum(s.iterations for s in self.searchers)
+
+    def root_stats(self) -> dict[int, tuple[int, float, float]]:
+        """{move: (visits, reward sum, margin sum)} summed over the threads' trees."""
+        merged: dict[int, list] = {}
+        for searcher in self.searchers:
+            for move, (visits, reward, margin) in searcher.root_stats().items():
+                acc = merged.setdefault(move, [0, 0.0, 0.0])
+                acc[0] += visits
+                acc[1] += reward
+                acc[2] += margin
+        return {m: tuple(v) for m, v in merged.items()}
+
+    def ranked(self) -> list[MoveStats]:
+        """Every legal move, most visited first (ties: higher expected score, canonical order)."""
+        stats = self.root_stats()
+        total = sum(v for v, _, _ in stats.values()) or 1
+        moves = []
+        for m in self.view._core().legal_moves():
+            visits, reward, margin = stats.get(m, (0, 0.0, 0.0))
+            moves.append(MoveStats(move=str(Move(m)), visits=visits, share=visits / total,
+                                   expected=reward / visits if visits else 0.0,
+                                   margin=margin / visits if visits else 0.0))
+        moves.sort(key=lambda s: (-s.visits, -s.expected))
+        return moves
+
+
+def advise(pos: Position, seconds: float | None = None, iterations: int | None = None,
+           threads: int | None = None, seed: int = 0, policy: str = DEFAULT_POLICY,
+           exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
+           exact: bool = True, on_progress=None) -> Advice:
+    """Recommend a move for the side to move of `pos`, from that player's view.
+
+    Give `iterations` (reproducible with `seed`), `seconds` (default 1 s), or both (the
+    first reached ends the search). `threads` defaults to every core. `on_progress(search)`
+    is called after each slice of a timed search. In round 4 the answer is exact and the
+    budget is not used, unless `exact` is False.
+    """
+    view = mover_view(pos)
+    threads = threads or os.cpu_count() or 1
+    start = time.perf_counter()
+    if view.round == ROUNDS and exact:
+        result = solve(view, mode="view")
+        moves = [MoveStats(move=m.move, visits=None, share=None, expected=float(m.expected),
+                           margin=float(m.margin)) for m in result.moves]
+        return Advice(best=result.best, moves=moves, iterations=0, seconds=time.perf_counter() - start,
+                      exact=True, threads=1, worlds=result.worlds)
+    if iterations is None and seconds is None:
+        seconds = 1.0
+    search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,
+                          max_nodes=max_nodes)
+    try:
+        if iterations is not None:
+            search.run(iterations=iterations, seconds=seconds or 0.0)
+        else:
+            deadline = start + seconds
+            while True:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                search.run(seconds=min(SLICE_SECONDS, left))
+                if on_progress is not None:
+                    on_progress(search)
+    finally:
+        search.close()
+    moves = search.ranked()
+    return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
+                  seconds=time.perf_counter() - start, exact=False, threads=threads)
+
+
+def memory_bound_mb(max_nodes: int = DEFAULT_MAX_NODES) -> float:
+    """The most memory the ISMCTS node pools can take, in MB."""
+    return max_nodes * NODE_BYTES / 1e6

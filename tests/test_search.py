@@ -1,0 +1,128 @@
+"""ISMCTS and move advice: the sampler, information hygiene, determinism, exact round 4."""
+
+import random
+
+import pytest
+
+from solver import Position, PositionError
+from solver._ismcts import Searcher, sample_counts
+from solver.endgame import solve, unseen_pool
+from solver.search import IsmctsSearch, advise, mover_view
+from conftest import random_position
+
+
+def mid_game_view(seed: int, moves: int) -> tuple[Position, Position]:
+    """(full position, the mover's view) some moves into a seeded game, before round 4."""
+    pos = random_position(seed, moves)
+    assert not pos.is_over and pos.round < 4
+    return pos, pos.view("ab"[pos.to_move])
+
+
+@pytest.mark.parametrize("seed, moves", [(1, 0), (2, 7), (3, 20), (4, 33)])
+def test_sampler_deals_each_unseen_card_in_proportion(seed, moves):
+    _, view = mid_game_view(seed, moves)
+    me, opp = view.to_move, 1 - view.to_move
+    pool = unseen_pool(view, me)
+    n = sum(pool)
+    places = {"hand": view.hand_sizes[opp], "deck": 10 * (4 - view.round), "removed": 3}
+    assert sum(places.values()) == n
+    samples = 40_000
+    counts = dict(zip(places, sample_counts(view._core().to_bytes(), me, samples, seed=seed)))
+    for place, size in places.items():
+        assert sum(counts[place]) == samples * size
+        for kind, available in enumerate(pool):
+            expected = samples * size * available / n
+            # binomial-like spread: 5 standard deviations is far beyond chance
+            sd = (samples * size * (available / n) * (1 - available / n)) ** 0.5 + 1
+            assert abs(counts[place][kind] - expected) <= 5 * sd, (place, kind)
+
+
+def test_sampler_never_deals_a_seen_card():
+    _, view = mid_game_view(5, 12)
+    pool = unseen_pool(view, view.to_move)
+    hand, deck, removed = sample_counts(view._core().to_bytes(), view.to_move, 2000, seed=1)
+    for kind, available in enumerate(pool):
+        if available == 0:
+            assert hand[kind] == deck[kind] == removed[kind] == 0
+
+
+def test_hidden_cards_never_influence_the_choice():
+    """Two full positions with the same view for the mover, different hidden cards: same advice."""
+    for seed in range(6):
+        full, view = mid_game_view(100 + seed, 5 + seed)
+        # rearrange what the mover cannot see: swap the opponent's hand into the deck
+        opp = 1 - full.to_move
+        hidden = [k for k in range(11) for _ in range(full.hands[opp][k])] + list(full.deck) + list(full.removed)
+        random.Random(seed).shuffle(hidden)
+        size = full.hand_sizes[opp]
+        other = list(full.hands)
+        other[opp] = tuple(hidden[:size].count(k) for k in range(11))
+        deck_len = len(full.deck)
+        twin = Position(line=full.line, hands=tuple(other), hand_sizes=full.hand_sizes, colls=full.colls,
+                        round=full.round, to_move=full.to_move, taken=full.taken,
+                        deck=tuple(hidden[size:size + deck_len]), removed=tuple(sorted(hidden[size + deck_len:])))
+        assert twin.view("ab"[full.to_move]) == view and twin != full or size == 0
+        a = advise(full, iterations=3000, threads=2, seed=seed)
+        b = advise(twin, iterations=3000, threads=2, seed=seed)
+        assert a.moves == b.moves and a.best == b.best
+
+
+def test_same_seed_same_answer_and_seeds_matter():
+    _, view = mid_game_view(7, 3)
+    runs = [advise(view, iterations=5000, threads=t, seed=s) for t, s in ((1, 1), (1, 1), (2, 1), (2, 1), (1, 2))]
+    assert runs[0].moves == runs[1].moves
+    assert runs[2].moves == runs[3].moves
+    assert runs[0].moves != runs[4].moves  # another seed samples other worlds
+    for r in runs:
+        assert r.iterations == 5000 and sum(m.visits for m in r.moves) == 5000
+
+
+def test_node_pool_is_bounded():
+    _, view = mid_game_view(8, 0)
+    s = Searcher(max_nodes=500)
+    s.start(view._core().to_bytes(), view.to_move, seed=1)
+    assert s.search(iterations=20_000) == 20_000
+    assert s.nodes_used == 500
+    assert sum(v for v, _, _ in s.root_stats().values()) == 20_000
+
+
+def test_every_legal_move_is_reported_best_first():
+    _, view = mid_game_view(9, 10)
+    advice = advise(view, iterations=4000, threads=1, seed=3)
+    assert {m.move for m in advice.moves} == {str(m) for m in view.legal_moves()}
+    visits = [m.visits for m in advice.moves]
+    assert visits == sorted(visits, reverse=True) and advice.best == advice.moves[0].move
+    assert abs(sum(m.share for m in advice.moves) - 1) < 1e-9
+    assert all(0 <= m.expected <= 1 for m in advice.moves)
+
+
+def test_search_prefers_an_obvious_city_win():
+    # b to move can take the line's newest five, which hold the third city: an immediate win
+    pos = Position.parse("5C678 5678+2/5678+2 -1-1-1-2-2/CC 2 b -")
+    advice = advise(pos, iterations=3000, threads=1, seed=1)
+    assert advice.best == "T" and advice.moves[0].expected == 1.0
+
+
+def test_round_4_advice_is_exact():
+    full = random_position(11, 0)
+    while full.round < 4:
+        full = full.play(full.legal_moves()[0])
+    advice = advise(full, seconds=5)
+    assert advice.exact and advice.iterations == 0
+    exact = solve(full.view("ab"[full.to_move]), mode="view")
+    assert [(m.move, m.expected) for m in advice.moves] == [(m.move, float(m.expected)) for m in exact.moves]
+
+
+def test_mover_hand_must_be_known():
+    with pytest.raises(PositionError, match="hidden"):
+        advise(Position.parse("68+28 ???/??? 57+2-1-3CC/778+2-1 2 b a"), iterations=10)
+    with pytest.raises(PositionError, match="over"):
+        mover_view(Position.parse("7-2+3588-2 ./. 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 - ab"))
+
+
+def test_root_parallel_merges_all_threads():
+    _, view = mid_game_view(12, 2)
+    search = IsmctsSearch(view, threads=3, seed=4)
+    assert search.run(iterations=3001) == 3001
+    assert sum(v for v, _, _ in search.root_stats().values()) == 3001
+    search.close()
