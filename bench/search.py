@@ -12,11 +12,15 @@ with seats swapped), each score with its 95% interval.
 >>> r = run_speed_part(seconds=0.2, deals=1)
 >>> r["iterations_per_second"] > 0
 True
+>>> run_latency_part(movetimes=(20,), positions=1)["latency_samples"]
+1
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 from solver._core import random_games
@@ -75,6 +79,39 @@ def run_strength_part(games: int = 200, movetime_ms: int = 100, scaling_pairs: i
     return out
 
 
+def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
+    """How late `bestmove` arrives after `go movetime T`, through a real engine subprocess.
+
+    Positions: seeded games stopped in rounds 1 to 4 (round 4 is solved exactly above
+    150 ms). Returns the worst and the mean overshoot (answer time minus movetime) in ms.
+    """
+    engine = subprocess.Popen([sys.executable, "-m", "solver.cli", "engine"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, bufsize=1)
+    overshoot = []
+    try:
+        for k in range(positions):
+            pos = Position.random_deal(500 + k)
+            target = 12 * (k % 4) + 3
+            while sum(pos.actions) + 12 * (pos.round - 1) < target and not pos.is_over:
+                pos = pos.play(pos.legal_moves()[0])
+            if pos.is_over:
+                continue
+            engine.stdin.write(f"position {pos.view('ab'[pos.to_move])}\n")
+            for movetime in movetimes:
+                start = time.perf_counter()
+                engine.stdin.write(f"go movetime {movetime}\n")
+                while not engine.stdout.readline().startswith("bestmove"):
+                    pass
+                overshoot.append((time.perf_counter() - start) * 1000 - movetime)
+        engine.stdin.write("quit\n")
+    finally:
+        engine.stdin.close()
+        engine.wait(timeout=30)
+    return dict(latency_worst_overshoot_ms=round(max(overshoot), 2),
+                latency_mean_overshoot_ms=round(sum(overshoot) / len(overshoot), 2),
+                latency_samples=len(overshoot), latency_movetimes_ms=list(movetimes))
+
+
 def format_speed_part(r: dict) -> str:
     return "\n".join([
         f"ISMCTS from the opening, 1 thread:   {r['iterations_per_second']:>12,} iterations/s",
@@ -82,4 +119,7 @@ def format_speed_part(r: dict) -> str:
         f"iterations/s  (x{r['thread_speedup']})",
         f"random playouts (same run, 1 core):  {r['playouts_per_second']:>12,} games/s  "
         f"(iterations per playout {r['iterations_per_playout']})",
-    ])
+    ] + ([f"engine bestmove after movetime: worst {r['latency_worst_overshoot_ms']:+.1f} ms, "
+          f"mean {r['latency_mean_overshoot_ms']:+.1f} ms over {r['latency_samples']} searches "
+          f"(movetimes {r['latency_movetimes_ms']} ms; the bound is +50 ms)"]
+         if "latency_samples" in r else []))

@@ -12,34 +12,93 @@ dicts (one JSON object a line in files): `deal` (the full initial deal in DNP), 
 
 from __future__ import annotations
 
+import atexit
 import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 
-from .bots import make_bot
+from .bots import make_bot, parse_spec
+from .external import EngineFault, ExternalBot
 from .notation import PLAYERS
 from .position import Position
 from .search import thread_seed
 
 
-def result_dict(pos: Position) -> dict:
-    """The JSON form of a finished game's result: winner, how, both scores broken down."""
+def result_dict(pos: Position, fault: dict | None = None) -> dict:
+    """The JSON form of a game's result: winner, how, both scores broken down.
+
+    A game ended by an engine fault is lost by the faulty player (`how` names the fault:
+    'timeout', 'illegal' or 'crash'); its scores are those of the position it stopped at.
+    """
     res = pos.result()
-    return dict(winner=res.winner, how=res.how,
-                scores={PLAYERS[p]: asdict(s) for p, s in enumerate(res.scores)})
+    scores = {PLAYERS[p]: asdict(s) for p, s in enumerate(res.scores)}
+    if fault is not None:
+        return dict(winner="b" if fault["player"] == "a" else "a", how=fault["kind"], scores=scores)
+    return dict(winner=res.winner, how=res.how, scores=scores)
 
 
-def play_game(deal: Position, specs: tuple[str, str], seed: int = 0) -> dict:
-    """Play one game from a full deal: specs[0] plays a, specs[1] plays b."""
-    bots = [make_bot(spec, seed=thread_seed(seed, p)) for p, spec in enumerate(specs)]
-    pos, moves = deal, []
+_ENGINES: dict[tuple, ExternalBot] = {}
+
+
+def _close_engines() -> None:
+    for engine in _ENGINES.values():
+        engine.close()
+    _ENGINES.clear()
+
+
+atexit.register(_close_engines)
+
+
+def make_player(spec: str, seed: int = 0, movetime_ms: int | None = None, iterations: int | None = None):
+    """A bot for a spec, or an external engine for 'cmd:<command>' (started once per process).
+
+    `movetime_ms` / `iterations` set the budget of external engines and of ISMCTS specs that
+    do not name their own.
+    """
+    if spec.startswith("cmd:"):
+        key = (spec, movetime_ms, iterations)
+        if key not in _ENGINES:
+            _ENGINES[key] = ExternalBot(spec[4:].strip(), movetime_ms=movetime_ms, iterations=iterations, seed=seed)
+        return _ENGINES[key]
+    name, params = parse_spec(spec)
+    if name == "ismcts" and not {"iterations", "time"} & set(params):
+        if iterations is not None:
+            spec += ("," if ":" in spec else ":") + f"iterations={iterations}"
+        elif movetime_ms is not None:
+            spec += ("," if ":" in spec else ":") + f"time={movetime_ms / 1000}"
+    return make_bot(spec, seed=seed)
+
+
+def play_game(deal: Position, specs: tuple[str, str], seed: int = 0, movetime_ms: int | None = None,
+              iterations: int | None = None) -> dict:
+    """Play one game from a full deal: specs[0] plays a, specs[1] plays b; return its record.
+
+    Each player sees only its own view. An external engine's fault ends the game, lost by
+    that engine, and the record logs the position it was asked about.
+    """
+    bots = [make_player(spec, thread_seed(seed, p), movetime_ms, iterations) for p, spec in enumerate(specs)]
+    for bot in bots:
+        bot.new_game()
+    pos, moves, fault = deal, [], None
     while not pos.is_over:
         mover = pos.to_move
-        move = bots[mover].choose(pos.view(PLAYERS[mover]))
+        view = pos.view(PLAYERS[mover])
+        try:
+            move = bots[mover].choose(view)
+        except EngineFault as e:
+            fault = dict(player=PLAYERS[mover], kind=e.kind, detail=e.detail, position=str(view))
+            break
         pos = pos.play(move)
         moves.append(str(move))
-    return dict(deal=str(deal), moves=" ".join(moves), result=result_dict(pos),
-                players=dict(a=specs[0], b=specs[1]), seed=seed)
+    record = dict(deal=str(deal), moves=" ".join(moves), result=result_dict(pos, fault),
+                  players=dict(a=specs[0], b=specs[1]), seed=seed,
+                  settings=dict(movetime_ms=movetime_ms, iterations=iterations))
+    names = {PLAYERS[p]: getattr(bot, "engine_name", None) for p, bot in enumerate(bots)}
+    if any(names.values()):
+        record["engines"] = names
+    if fault is not None:
+        record["fault"] = fault
+    return record
 
 
 def score_for(record: dict, player: str) -> float:

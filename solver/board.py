@@ -111,3 +111,28 @@ def render_advice(pos, advice) -> str:
         out.append(f"iterations {advice.iterations:,}  {advice.iterations_per_second:,.0f} per second  "
                    f"threads {advice.threads}  time {advice.seconds:.2f} s")
     return "\n".join(out)
+
+
+def render_pairing(p) -> str:
+    """The result table of one pairing (a `match.PairingSummary`), from X's side."""
+    s = p.summary
+    elo = f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]" if p.games else "n/a"
+    fx, fy = p.faults["x"], p.faults["y"]
+    return "\n".join([
+        f"{p.x}  vs  {p.y}: {p.games} games, {s.units} units (duplicate pairs)",
+        f"  {p.x}: wins {p.wins}  draws {p.draws}  losses {p.losses}",
+        f"  score {s.score:.3f}  95% [{s.low:.3f}, {s.high:.3f}]   Elo {elo}",
+        f"  mean margin {p.margin:+.2f} points   city wins {p.city_wins[0]} - {p.city_wins[1]}",
+        f"  illegal moves / timeouts / crashes: {fx['illegal']}/{fx['timeout']}/{fx['crash']} "
+        f"- {fy['illegal']}/{fy['timeout']}/{fy['crash']}",
+    ])
+
+
+def render_ratings(ratings) -> str:
+    """A Bradley-Terry Elo table (a list of `stats.Rating`), strongest first."""
+    width = max(len(r.name) for r in ratings)
+    rows = [f"{'player':<{width}}  {'Elo':>6}  {'95% interval':>16}  {'games':>5}  {'score':>5}"]
+    for r in ratings:
+        rows.append(f"{r.name:<{width}}  {r.elo:>+6.0f}  [{r.low:>+6.0f}, {r.high:>+6.0f}]  {r.games:>5}  "
+                    f"{r.score:>5.3f}")
+    return "\n".join(rows)

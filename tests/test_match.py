@@ -1,0 +1,229 @@
+"""Matches, tournaments, records, resume, interruption, external engines, a Dask cluster."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from solver.match import make_jobs, play_job, read_records, run_jobs, summarise, unit_scores
+from solver.position import Position
+from solver.stats import Sprt, bradley_terry, elo_from_score, score_from_elo, score_summary
+
+ENGINE = f"cmd:{sys.executable} -m solver.cli engine"
+FAULTY = Path(__file__).parent / "engines" / "faulty.py"
+
+
+def dnoir(*args, cwd=None, timeout=300):
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def test_records_hold_the_deal_moves_result_and_settings():
+    record = play_job(make_jobs([("greedy", "ismcts:iterations=100")], pairs=1, seed=3)[1])
+    assert record["players"] == {"a": "ismcts:iterations=100", "b": "greedy"}
+    assert record["pairing"] == ["greedy", "ismcts:iterations=100"] and record["game"] == 1
+    pos = Position.parse(record["deal"])
+    assert pos.is_full and pos.round == 1
+    for token in record["moves"].split():
+        pos = pos.play(token)
+    assert pos.is_over
+    result = record["result"]
+    assert result["winner"] == pos.result().winner and result["how"] == pos.result().how
+    assert set(result["scores"]["a"]) == {"majorities", "sets", "alliances", "betrayals", "total"}
+    assert record["settings"] == {"movetime_ms": None, "iterations": None}
+
+
+def test_same_seed_same_games_in_one_or_two_processes():
+    jobs = make_jobs([("greedy", "ismcts:iterations=150")], pairs=3, seed=5)
+    serial = sorted(run_jobs(jobs, workers=1), key=lambda r: (r["pair"], r["game"]))
+    parallel = sorted(run_jobs(jobs, workers=2), key=lambda r: (r["pair"], r["game"]))
+    assert serial == parallel
+    assert serial[0]["deal"] == serial[1]["deal"] != serial[2]["deal"]
+
+
+def test_match_writes_every_game_and_resumes(tmp_path):
+    out = tmp_path / "games.jsonl"
+    first = dnoir("match", "greedy", "random", "--pairs", "3", "--out", str(out), "--workers", "2", "--json")
+    assert first.returncode == 0, first.stderr
+    assert len(read_records(out)) == 6
+    again = dnoir("match", "greedy", "random", "--pairs", "3", "--out", str(out))
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = dnoir("match", "greedy", "random", "--pairs", "5", "--out", str(out), "--resume", "--json")
+    assert resumed.returncode == 0 and "6 games already" in resumed.stderr
+    records = read_records(out)
+    assert len(records) == 10 and len({(r["pair"], r["game"]) for r in records}) == 10
+    full = dnoir("match", "greedy", "random", "--pairs", "5", "--json")
+    assert json.loads(resumed.stdout)["score"] == json.loads(full.stdout)["score"]
+
+
+def test_resume_survives_a_cut_last_line(tmp_path):
+    out = tmp_path / "games.jsonl"
+    assert dnoir("match", "greedy", "random", "--pairs", "2", "--out", str(out)).returncode == 0
+    with open(out, "a") as f:
+        f.write('{"deal": "cut sho')
+    resumed = dnoir("match", "greedy", "random", "--pairs", "3", "--out", str(out), "--resume")
+    assert resumed.returncode == 0 and "line 5" in resumed.stderr
+    assert len(read_records(out)) == 6
+
+
+def test_ctrl_c_prints_the_table_and_keeps_finished_games(tmp_path):
+    out = tmp_path / "games.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "match", "ismcts:iterations=3000", "greedy",
+                             "--pairs", "200", "--out", str(out), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 3):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    kept = read_records(out)
+    assert len(kept) >= 3 and f"{len(kept)} games" in stdout
+    resumed = dnoir("match", "ismcts:iterations=3000", "greedy", "--pairs", "3", "--out", str(out), "--resume")
+    assert resumed.returncode == 0
+    assert {(r["pair"], r["game"]) for r in read_records(out)} >= {(k, g) for k in range(3) for g in (0, 1)}
+
+
+def test_external_engine_over_the_protocol(tmp_path):
+    result = dnoir("match", ENGINE, "greedy", "--pairs", "2", "--movetime", "30", "--workers", "1",
+                   "--out", str(tmp_path / "g.jsonl"), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["games"] == 4
+    assert summary["faults"]["x"] == {"timeout": 0, "illegal": 0, "crash": 0}
+    records = read_records(tmp_path / "g.jsonl")
+    assert all(r["engines"]["a" if r["game"] == 0 else "b"].startswith("dnoir") for r in records)
+
+
+@pytest.mark.parametrize("mode, kind", [("illegal", "illegal"), ("crash", "crash"), ("silent", "timeout")])
+def test_faulty_engines_lose_and_are_logged(tmp_path, mode, kind):
+    out = tmp_path / "g.jsonl"
+    spec = f"cmd:{sys.executable} {FAULTY} {mode}"
+    result = dnoir("match", spec, "random", "--pairs", "1", "--movetime", "20", "--workers", "1",
+                   "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    records = read_records(out)
+    faulted = [r for r in records if "fault" in r]
+    assert faulted and all(r["fault"]["kind"] == kind for r in faulted)
+    for r in faulted:
+        assert r["result"]["how"] == kind and r["result"]["winner"] != r["fault"]["player"]
+        Position.parse(r["fault"]["position"])  # the position the engine was asked about
+    assert summary["faults"]["x"][kind] == len(faulted)
+
+
+def test_local_cluster_gives_the_same_games():
+    distributed = pytest.importorskip("distributed")
+    jobs = make_jobs([("greedy", "ismcts:iterations=150")], pairs=2, seed=9)
+    local = sorted(run_jobs(jobs, workers=1), key=lambda r: (r["pair"], r["game"]))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = sorted(run_jobs(jobs, scheduler=cluster.scheduler_address), key=lambda r: (r["pair"], r["game"]))
+    assert local == remote
+
+
+def test_sprt_stops_early():
+    result = dnoir("match", "ismcts:iterations=500", "random", "--pairs", "200", "--sprt", "0,100", "--json")
+    summary = json.loads(result.stdout)
+    assert result.returncode == 0 and summary["stopped"] == "H1"
+    assert summary["games"] < 400 and summary["sprt"]["llr"] >= summary["sprt"]["upper"]
+
+
+def test_tournament_prints_an_elo_table(tmp_path):
+    result = dnoir("tournament", "random", "greedy", "ismcts:iterations=200", "--pairs", "3", "--json",
+                   "--out", str(tmp_path / "t.jsonl"))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    names = [r["name"] for r in data["ratings"]]
+    assert set(names) == {"random", "greedy", "ismcts:iterations=200"} and len(data["pairings"]) == 3
+    assert abs(sum(r["elo"] for r in data["ratings"])) < 1e-6
+    text = dnoir("tournament", "random", "greedy", "--pairs", "2")
+    assert "Elo" in text.stdout and "95% interval" in text.stdout
+
+
+def test_tournament_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "elo.png"
+    result = dnoir("tournament", "ismcts:iterations=50", "ismcts:iterations=200", "--pairs", "2", "--plot", str(png))
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_tournament_plot_needs_budget_only_differences():
+    result = dnoir("tournament", "random", "ismcts:iterations=200", "--pairs", "1", "--plot", "x.png")
+    assert result.returncode == 2 and "budget" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["match", "alphazero", "random"], "unknown bot"),
+    (["match", "cmd:", "random"], "command"),
+    (["match", "greedy", "random", "--sprt", "5"], "sprt"),
+    (["match", "greedy", "random", "--sprt", "10,0"], "elo0 < elo1"),
+    (["tournament", "greedy"], "two different"),
+    (["replay", "/nonexistent.jsonl"], "does not exist"),
+])
+def test_bad_arguments(args, message):
+    result = dnoir(*args)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
+
+
+def test_replay_shows_every_move(tmp_path):
+    out = tmp_path / "g.jsonl"
+    assert dnoir("match", "greedy", "random", "--pairs", "1", "--out", str(out)).returncode == 0
+    record = read_records(out)[1]
+    result = dnoir("replay", str(out), "--game", "1")
+    assert result.returncode == 0
+    assert result.stdout.count("--- move ") == len(record["moves"].split())
+    assert f"result: {record['result']['winner']}" in result.stdout
+    assert dnoir("replay", str(out), "--game", "9").returncode == 2
+
+
+# -- statistics ------------------------------------------------------------------------
+
+def test_elo_and_score_are_inverse():
+    for elo in (-400, -50, 0, 30, 250):
+        assert elo_from_score(score_from_elo(elo)) == pytest.approx(elo)
+    assert elo_from_score(1.0) == float("inf")
+
+
+def test_score_summary_interval():
+    s = score_summary([1, 0] * 50)
+    assert s.score == 0.5 and s.low < 0.5 < s.high and s.high - s.low == pytest.approx(2 * 1.96 * 0.05, rel=0.02)
+
+
+def test_sprt_llr_sign():
+    test = Sprt.parse("0,20,0.05,0.05")
+    assert test.llr([0.9, 0.8, 1.0, 0.7] * 10) > 0 > test.llr([0.1, 0.2, 0.0, 0.3] * 10)
+    assert test.decision([0.9, 0.8, 1.0, 0.7] * 50) == "H1"
+    assert test.decision([0.1, 0.2, 0.0, 0.3] * 50) == "H0"
+    assert test.decision([0.5, 0.6]) is None
+
+
+def test_bradley_terry_recovers_known_strengths():
+    import random
+    rng = random.Random(1)
+    true = [0, 100, 300]
+    results = []
+    for _ in range(3000):
+        i, j = rng.sample(range(3), 2)
+        results.append((i, j, 1.0 if rng.random() < score_from_elo(true[i] - true[j]) else 0.0))
+    ratings = {r.name: r for r in bradley_terry(["p0", "p1", "p2"], results)}
+    diffs = [ratings["p1"].elo - ratings["p0"].elo, ratings["p2"].elo - ratings["p0"].elo]
+    assert diffs[0] == pytest.approx(100, abs=40) and diffs[1] == pytest.approx(300, abs=50)
+    for r in ratings.values():
+        assert r.low < r.elo < r.high
+
+
+def test_summarise_counts_from_x_side():
+    jobs = make_jobs([("greedy", "random")], pairs=2, seed=1)
+    records = list(run_jobs(jobs))
+    s = summarise(records, "greedy", "random")
+    assert s.games == 4 and s.wins + s.draws + s.losses == 4
+    assert len(unit_scores(records)) == 2
