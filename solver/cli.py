@@ -426,9 +426,43 @@ def replay(file, index):
     click.echo(f"\nresult: {result['winner']} ({result['how']})")
 
 
-@cli.group()
-def bench():
-    """Speed benchmarks (figures are ratios against a baseline measured in the same run)."""
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="With no subcommand: print one JSON object.")
+@click.pass_context
+def bench(ctx, as_json):
+    """Speed benchmarks (figures are ratios against a baseline measured in the same run).
+
+    With no subcommand, runs the speed suites (playouts, solver, search) in a shorter form
+    and prints one table with the fixed-position signature: total nodes searched on fixed
+    positions, which a change meant to be speed-only must not change.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from .bench.search import run_speed_part
+    from .bench.signature import signature
+    from .bench.solve import run_solve
+    from .bench.speed import run_speed
+
+    report = dict(speed=run_speed(games=300_000, reference_games=500), solve=run_solve(positions=100),
+                  search=run_speed_part(seconds=1.0, deals=2), signature=signature())
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    sp, so, se, sig = report["speed"], report["solve"], report["search"], report["signature"]
+    rows = [
+        ("random games/s (core)", f"{sp['games_per_second']:,.0f}", f"x{sp['ratio']:,.0f} the Python model"),
+        ("open solve, round-4 start", f"{so['open_median_ms']:.3f} ms", f"p95 {so['open_p95_ms']:.3f} ms, "
+         f"table-off x{1 / so['table_time_ratio']:.2f} slower"),
+        ("view solve, round-4 start", f"{so['view_median_ms']:.2f} ms", f"p95 {so['view_p95_ms']:.2f} ms"),
+        ("ISMCTS iterations/s, 1 thread", f"{se['iterations_per_second']:,}",
+         f"{se['iterations_per_playout']} per random game"),
+        (f"ISMCTS iterations/s, {se['threads']} threads", f"{se['iterations_per_second_all_threads']:,}",
+         f"x{se['thread_speedup']} one thread"),
+        ("signature (nodes)", f"{sig['signature']:,}",
+         f"solver {sig['solver_nodes']:,} + ISMCTS {sig['ismcts_best_visits']:,} + perft {sig['perft6']:,}"),
+    ]
+    for name, value, note in rows:
+        click.echo(f"{name:<32} {value:>14}   {note}")
 
 
 @bench.command("speed")
