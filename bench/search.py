@@ -24,7 +24,7 @@ import sys
 import time
 
 from solver._core import random_games
-from solver.arena import match_score, run_pairs
+from solver.match import make_jobs, run_jobs, summarise
 from solver.position import Position
 from solver.search import IsmctsSearch
 
@@ -64,17 +64,15 @@ def run_strength_part(games: int = 200, movetime_ms: int = 100, scaling_pairs: i
     ismcts = f"ismcts:time={movetime_ms / 1000}"
     out = {}
     for name, opponent in (("random", "random"), ("greedy", "greedy"), ("pimc", "pimc:worlds=50")):
-        score = match_score(run_pairs(ismcts, opponent, pairs, seed=seed, workers=workers))
-        out[f"vs_{name}"] = score.to_dict()
-        log(f"{ismcts} vs {opponent}: {score.score:.3f} [{score.low:.3f}, {score.high:.3f}] "
-            f"over {2 * score.pairs} games (+{score.wins} ={score.draws} -{score.losses})")
+        score = _match(ismcts, opponent, pairs, seed, workers)
+        out[f"vs_{name}"] = score
+        log(_line(ismcts, opponent, score))
     scaling = []
     for budget in budgets:
         strong, weak = f"ismcts:iterations={4 * budget}", f"ismcts:iterations={budget}"
-        score = match_score(run_pairs(strong, weak, scaling_pairs, seed=seed + budget, workers=workers))
-        scaling.append(dict(budget=budget, **score.to_dict()))
-        log(f"{strong} vs {weak}: {score.score:.3f} [{score.low:.3f}, {score.high:.3f}] "
-            f"over {2 * score.pairs} games")
+        score = _match(strong, weak, scaling_pairs, seed + budget, workers)
+        scaling.append(dict(budget=budget, **score))
+        log(_line(strong, weak, score))
     out["scaling"] = scaling
     return out
 
@@ -110,6 +108,16 @@ def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
     return dict(latency_worst_overshoot_ms=round(max(overshoot), 2),
                 latency_mean_overshoot_ms=round(sum(overshoot) / len(overshoot), 2),
                 latency_samples=len(overshoot), latency_movetimes_ms=list(movetimes))
+
+
+def _match(x: str, y: str, pairs: int, seed: int, workers: int) -> dict:
+    records = list(run_jobs(make_jobs([(x, y)], pairs, seed), workers=workers))
+    return summarise(records, x, y).to_dict()
+
+
+def _line(x: str, y: str, s: dict) -> str:
+    return (f"{x} vs {y}: {s['score']:.3f} [{s['score_low']:.3f}, {s['score_high']:.3f}] over {s['games']} games "
+            f"(+{s['wins']} ={s['draws']} -{s['losses']})")
 
 
 def format_speed_part(r: dict) -> str:

@@ -17,12 +17,11 @@ resume where it stopped.
 from __future__ import annotations
 
 import json
-import signal
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 from .arena import play_game, score_for
+from .parallel import run_tasks
 from .position import Position
 from .search import thread_seed
 from .stats import ScoreSummary, score_summary
@@ -84,62 +83,7 @@ def run_jobs(jobs: list[GameJob], workers: int = 1, scheduler: str | None = None
     `scheduler` ('tcp://host:port') runs them on a Dask cluster; otherwise `workers`
     processes (1: in this process). Closing the generator cancels the games not started.
     """
-    if not jobs:
-        return
-    if scheduler is not None:
-        yield from _run_on_cluster(jobs, scheduler)
-    elif workers <= 1:
-        for job in jobs:
-            yield play_job(job)
-    else:
-        yield from _run_in_processes(jobs, workers)
-
-
-def _ignore_interrupts() -> None:
-    # Ctrl-C is the parent's to handle: it stops the run and keeps every finished game.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _run_in_processes(jobs, workers):
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
-    pending = set()
-    queue = iter(jobs)
-    try:
-        # keep a few games in flight per worker, so that stopping early wastes little
-        for job in queue:
-            pending.add(pool.submit(play_job, job))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(pool.submit(play_job, nxt))
-    finally:
-        for future in pending:
-            future.cancel()
-        # games still running are abandoned: stop their processes rather than wait for them
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _run_on_cluster(jobs, scheduler):
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise RuntimeError("--scheduler needs dask.distributed: pip install 'district-noir-solver[cluster]'") from None
-    client = Client(scheduler)
-    futures = []
-    try:
-        futures = [client.submit(play_job, job, pure=False) for job in jobs]
-        for future in as_completed(futures):
-            yield future.result()
-    finally:
-        client.cancel(futures)
-        client.close()
+    return run_tasks(play_job, jobs, workers=workers, scheduler=scheduler)
 
 
 # -- reading and summarising records -------------------------------------------------
