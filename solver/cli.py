@@ -426,6 +426,60 @@ def replay(file, index):
     click.echo(f"\nresult: {result['winner']} ({result['how']})")
 
 
+@cli.command()
+@click.argument("input_file", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write results here as they finish (default: standard output); ids already in it are "
+                   "skipped, so an interrupted run resumes.")
+@click.option("--csv", "as_csv", is_flag=True, help="Write CSV rather than JSONL.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: every core).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Solve on this Dask scheduler (extra [cluster]).")
+def analyse(input_file, out, as_csv, workers, scheduler):
+    """Solve every round-4 position of INPUT exactly and annotate the round-4 decisions of games.
+
+    INPUT holds DNP lines, JSON positions {"id": ..., "dnp": ...} and JSON game records (as
+    `dnoir match --out` writes them), in any mix, one a line. A bad line is reported with
+    its number and the rest still runs; the exit code is then 1.
+    """
+    from .batch import Summary, Writer, existing_ids, make_plan, read_items, run_plan
+
+    summary = Summary()
+
+    def bad_line(number, reason):
+        summary.bad_lines += 1
+        click.echo(f"dnoir: {input_file} line {number}: {' '.join(reason.split())}", err=True)
+
+    with click.open_file(input_file) as stream:
+        items = read_items(stream, bad_line)
+    done = existing_ids(out, as_csv) if out is not None else set()
+    plan = make_plan(items, done)
+    summary.already_done = plan.skipped_done
+    if plan.skipped_done:
+        click.echo(f"resuming: {plan.skipped_done} items already in {out}", err=True)
+    writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"))
+    results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler)
+    interrupted = False
+    try:
+        total = sum(len(group) for group in plan.copies.values())
+        with click.progressbar(length=total, label="items", file=sys.stderr, show_pos=True) as bar:
+            for _, result in results:
+                writer.write(result)
+                summary.add(result)
+                bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        results.close()
+        writer.close()
+    for line in summary.lines():
+        click.echo(line, err=True)
+    if interrupted:
+        click.echo("interrupted: every result above is written; run again to resume", err=True)
+        return 130
+    return 1 if summary.bad_lines else 0
+
+
 @cli.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="With no subcommand: print one JSON object.")
 @click.pass_context
@@ -524,6 +578,20 @@ def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed,
                                         seed=seed, workers=workers, log=log))
     if as_json:
         click.echo(json.dumps(report))
+
+
+@bench.command("analyse")
+@click.option("--positions", type=click.IntRange(1), default=400, show_default=True,
+              help="Round-4 start positions to analyse.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Processes for the parallel run (default: every core).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_analyse(positions, workers, seed, as_json):
+    """Batch analysis rate with one worker and with every core, and the speed-up."""
+    from .bench.analyse import format_analyse, run_analyse
+
+    report = run_analyse(positions=positions, workers=workers, seed=seed)
+    click.echo(json.dumps(report) if as_json else format_analyse(report))
 
 
 def main(argv=None) -> int:

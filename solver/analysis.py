@@ -1,0 +1,168 @@
+"""Batch endgame analysis: many positions and game records, solved exactly, in parallel.
+
+Input items, one a line, in any mix:
+- a DNP line (its id is `line-<number>`);
+- a JSON position `{"id": ..., "dnp": ...}`;
+- a JSON game record `{"deal": ..., "moves": ...}` as `dnoir match` writes (its id is its
+  `id` field, or `line-<number>`).
+
+A position whose deck is empty (round 4) gets the exact one-player-view values of every
+move for its side to move (the `mode`, `best`, `moves` fields of `dnoir solve --json`),
+and, when both hands are known, the open-hands values under `open`. A game record has
+each of its round-4 decisions annotated with the expected score the move played lost
+against the best move, from the mover's view: `??` (blunder) for a loss of at least
+BLUNDER, `?` (mistake) for at least MISTAKE.
+
+>>> item = parse_item('{"id": 7, "dnp": "7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"}', 1)
+>>> analyse_item(item)["best"]
+'8'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .endgame import get_solver, solve
+from .notation import PLAYERS, ROUNDS, PositionError
+from .position import Position
+
+# Expected-score losses that mark a decision. A loss of 1/4 throws away a quarter of a
+# game (say, turning a sure win into a coin flip with a draw in it); 1/10 is a clear but
+# smaller error. Smaller losses are left unmarked: they are often within the model's
+# own optimism (the view assumes both sides then play as if they saw every card).
+BLUNDER = Fraction(1, 4)
+MISTAKE = Fraction(1, 10)
+
+
+class ItemError(ValueError):
+    """A line that is not an analysable item: the message says why."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One input item: an id, its kind ('position' or 'game'), its line, and its content."""
+
+    id: object
+    kind: str
+    line: int
+    data: object  # a DNP string, or a game record dict
+
+    @property
+    def work(self) -> int:
+        """Cards in hand: the larger, the longer the solve (used to schedule hardest first)."""
+        try:
+            if self.kind == "position":
+                return sum(Position.parse(self.data).hand_sizes)
+            return 10 + len(self.data["moves"].split())
+        except (PositionError, KeyError, AttributeError):
+            return 0
+
+
+def parse_item(text: str, line: int) -> Item:
+    """The item of one input line; ItemError says what is wrong with a bad one."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise ItemError(f"not valid JSON ({e})") from None
+        if not isinstance(data, dict):
+            raise ItemError("a JSON item must be an object")
+        if "dnp" in data:
+            if not isinstance(data["dnp"], str):
+                raise ItemError("'dnp' must be a string")
+            Position.parse(data["dnp"])
+            return Item(data.get("id", f"line-{line}"), "position", line, data["dnp"])
+        if "deal" in data and "moves" in data:
+            if not isinstance(data["deal"], str) or not isinstance(data["moves"], str):
+                raise ItemError("'deal' and 'moves' must be strings")
+            Position.parse(data["deal"])
+            return Item(data.get("id", f"line-{line}"), "game", line,
+                        dict(deal=data["deal"], moves=data["moves"], players=data.get("players")))
+        raise ItemError("a JSON item needs 'dnp' (a position) or 'deal' and 'moves' (a game record)")
+    Position.parse(text)
+    return Item(f"line-{line}", "position", line, text)
+
+
+def _skip_reason(pos: Position) -> str | None:
+    if pos.is_over:
+        return "game over"
+    if pos.round != ROUNDS:
+        return "deck not empty (before round 4)"
+    if pos.hands[pos.to_move] is None:
+        return "the side to move's hand is hidden"
+    return None
+
+
+def analyse_position(pos: Position) -> dict:
+    """The exact view values of every move for the side to move, and the open values when both hands are known.
+
+    The table is emptied first: values never depend on it, but which of several equally
+    good lines the principal variation shows does, and a batch must give the same output
+    whatever the order its items were solved in, in whichever process.
+    """
+    get_solver().clear()
+    view = pos.view(PLAYERS[pos.to_move])
+    result = solve(view, mode="view").to_dict()
+    out = dict(to_move=result["to_move"], mode="view", best=result["best"], moves=result["moves"],
+               worlds=result["worlds"])
+    if None not in pos.hands:
+        open_result = solve(pos, mode="open").to_dict()
+        out["open"] = dict(best=open_result["best"], moves=open_result["moves"], pv=open_result["pv"],
+                           outcome=open_result["moves"][0]["outcome"])
+    return out
+
+
+def annotate_game(record: dict) -> dict:
+    """Every round-4 decision of a game: the move played, the best, the expected score lost, a mark."""
+    pos = Position.parse(record["deal"])
+    decisions = []
+    summary = {p: dict(decisions=0, mistakes=0, blunders=0, expected_loss=0.0) for p in PLAYERS}
+    for ply, token in enumerate(record["moves"].split(), 1):
+        if pos.is_over:
+            raise ItemError(f"move {ply} ({token}) comes after the end of the game")
+        if pos.round == ROUNDS and pos.hands[pos.to_move] is not None:
+            mover = PLAYERS[pos.to_move]
+            view = pos.view(mover)
+            values = solve(view, mode="view")
+            expected = {m.move: m.expected for m in values.moves}
+            if token not in expected:
+                raise ItemError(f"move {ply} ({token}) is not legal")
+            loss = values.moves[0].expected - expected[token]
+            mark = "??" if loss >= BLUNDER else "?" if loss >= MISTAKE else ""
+            decisions.append(dict(ply=ply, player=mover, dnp=str(view), played=token, best=values.best,
+                                  expected_played=float(expected[token]),
+                                  expected_best=float(values.moves[0].expected), loss=float(loss),
+                                  loss_fraction=str(loss), mark=mark))
+            s = summary[mover]
+            s["decisions"] += 1
+            s["expected_loss"] += float(loss)
+            s["mistakes"] += mark == "?"
+            s["blunders"] += mark == "??"
+        try:
+            pos = pos.play(token)
+        except ValueError as e:
+            raise ItemError(f"move {ply} ({token}): {e}") from None
+    return dict(decisions=decisions, summary=summary, players=record.get("players"),
+                result=pos.result().winner if pos.is_over else None)
+
+
+def analyse_item(item: Item) -> dict:
+    """The result of one item (run in a worker): analysed, or skipped with the reason."""
+    out = dict(id=item.id, type=item.kind, line=item.line)
+    try:
+        if item.kind == "position":
+            pos = Position.parse(item.data)
+            out["dnp"] = str(pos)
+            reason = _skip_reason(pos)
+            if reason is not None:
+                out["skipped"] = reason
+                return out
+            out.update(analyse_position(pos))
+        else:
+            out.update(annotate_game(item.data))
+    except ItemError as e:
+        out["skipped"] = str(e)
+    return out
