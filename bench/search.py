@@ -87,6 +87,10 @@ def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
                               stdout=subprocess.PIPE, text=True, bufsize=1)
     overshoot = []
     try:
+        # as an arena does: wait until the engine is up before timing anything
+        engine.stdin.write("isready\n")
+        while engine.stdout.readline().strip() != "readyok":
+            pass
         for k in range(positions):
             pos = Position.random_deal(500 + k)
             target = 12 * (k % 4) + 3

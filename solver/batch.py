@@ -97,6 +97,7 @@ class Summary:
     analysed: int = 0
     skipped: Counter = field(default_factory=Counter)
     outcomes: Counter = field(default_factory=Counter)
+    expected_outcomes: Counter = field(default_factory=Counter)
     mistakes: int = 0
     blunders: int = 0
     bad_lines: int = 0
@@ -112,6 +113,9 @@ class Summary:
         if result["type"] == "position":
             if "open" in result:
                 self.outcomes[result["open"]["outcome"]] += 1
+            best = result["moves"][0]
+            for outcome in ("win", "draw", "loss"):
+                self.expected_outcomes[outcome] += best[outcome]
             return
         players = result.get("players") or {}
         for seat, s in result["summary"].items():
@@ -135,6 +139,10 @@ class Summary:
         if self.outcomes:
             out.append("side to move with both hands known, under perfect play: "
                        f"wins {self.outcomes['win']}, draws {self.outcomes['draw']}, losses {self.outcomes['loss']}")
+        if self.expected_outcomes:
+            e = self.expected_outcomes
+            out.append("side to move playing the best move, from its own view (expected counts): "
+                       f"wins {e['win']:.1f}, draws {e['draw']:.1f}, losses {e['loss']:.1f}")
         out.append(f"game decisions: mistakes (?) {self.mistakes}, blunders (??) {self.blunders}")
         for name, acc in sorted(self.players.items()):
             out.append(f"  {name}: {acc['decisions']} round-4 decisions, {acc['mistakes']} ?, {acc['blunders']} ??, "

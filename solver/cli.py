@@ -13,6 +13,7 @@ import json
 import os
 import random
 import sys
+import time
 
 import click
 
@@ -228,6 +229,7 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
     stop = None
     games = run_jobs(jobs, workers=workers, scheduler=scheduler)
     first = [r for r in records if r["pairing"] == list(pairings[0])]
+    started, played = time.perf_counter(), 0
     try:
         with click.progressbar(length=len(jobs), label="games", file=sys.stderr, show_pos=True,
                                item_show_func=lambda text: text) as bar:
@@ -239,7 +241,10 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
                 if record["pairing"] == list(pairings[0]):
                     first.append(record)
                 units = unit_scores(first)
-                bar.update(1, f"{pairings[0][0]} scores {sum(units) / len(units):.3f}" if units else "")
+                played += 1
+                rate = played / (time.perf_counter() - started)
+                score = f"{pairings[0][0]} scores {sum(units) / len(units):.3f}, " if units else ""
+                bar.update(1, f"{score}{rate:.2f} games/s")
                 if sprt is not None:
                     stop = sprt.decision(units)
                     if stop is not None:
