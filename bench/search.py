@@ -83,14 +83,14 @@ def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
     Positions: seeded games stopped in rounds 1 to 4 (round 4 is solved exactly above
     150 ms). Returns the worst and the mean overshoot (answer time minus movetime) in ms.
     """
-    engine = subprocess.Popen([sys.executable, "-m", "solver.cli", "engine"], stdin=subprocess.PIPE,
+    # -I: never import a source tree in the current directory instead of the installed package
+    engine = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "engine"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, bufsize=1)
     overshoot = []
     try:
         # as an arena does: wait until the engine is up before timing anything
         engine.stdin.write("isready\n")
-        while engine.stdout.readline().strip() != "readyok":
-            pass
+        _read_until(engine, "readyok")
         for k in range(positions):
             pos = Position.random_deal(500 + k)
             target = 12 * (k % 4) + 3
@@ -102,8 +102,7 @@ def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
             for movetime in movetimes:
                 start = time.perf_counter()
                 engine.stdin.write(f"go movetime {movetime}\n")
-                while not engine.stdout.readline().startswith("bestmove"):
-                    pass
+                _read_until(engine, "bestmove")
                 overshoot.append((time.perf_counter() - start) * 1000 - movetime)
         engine.stdin.write("quit\n")
     finally:
@@ -122,6 +121,16 @@ def _match(x: str, y: str, pairs: int, seed: int, workers: int) -> dict:
 def _line(x: str, y: str, s: dict) -> str:
     return (f"{x} vs {y}: {s['score']:.3f} [{s['score_low']:.3f}, {s['score_high']:.3f}] over {s['games']} games "
             f"(+{s['wins']} ={s['draws']} -{s['losses']})")
+
+
+def _read_until(engine, prefix: str) -> str:
+    """The engine's next line starting with `prefix`; RuntimeError if the engine exits first."""
+    while True:
+        line = engine.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the engine exited before answering '{prefix}'")
+        if line.startswith(prefix):
+            return line
 
 
 def format_speed_part(r: dict) -> str:

@@ -7,7 +7,7 @@ legal raises `EngineFault`; the match runner scores that game as a loss for the 
 and logs the position.
 
 >>> import sys
->>> bot = ExternalBot(f"{sys.executable} -m solver.cli engine", movetime_ms=50)
+>>> bot = ExternalBot(f"{sys.executable} -I -m solver.cli engine", movetime_ms=50)
 >>> pos = Position.random_deal(2)
 >>> bot.choose(pos.view("ab"[pos.to_move])) in pos.legal_moves()
 True

@@ -57,7 +57,7 @@ def mixed_lines(count: int = 60) -> tuple[list[str], int]:
 
 
 def dnoir(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-I", "-m", "solver.cli", *args], capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -162,7 +162,7 @@ def test_interrupted_run_resumes(tmp_path):
     src.write_text("\n".join(str(p.view("ab"[p.to_move])) for p in positions if p is not None) + "\n")
     total = len(src.read_text().splitlines())
     out = tmp_path / "out.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyse", str(src), "--out", str(out),
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "analyse", str(src), "--out", str(out),
                              "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 20):

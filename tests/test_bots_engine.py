@@ -67,7 +67,7 @@ def test_duplicate_pair_plays_one_deal_with_seats_swapped():
 
 
 def engine_session(commands: str, tmp_path) -> list[str]:
-    proc = subprocess.run([sys.executable, "-m", "solver.cli", "engine"], input=commands,
+    proc = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "engine"], input=commands,
                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0 and proc.stderr == ""
     return proc.stdout.splitlines()

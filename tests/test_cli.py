@@ -110,11 +110,11 @@ def test_errors_are_one_line_with_exit_code_2(capsys, args, names):
 
 def test_real_subprocess_error_and_success(tmp_path):
     # run outside the source tree, so that the installed package is the one imported
-    bad = subprocess.run([sys.executable, "-m", "solver.cli", "show", "5+2 678+3C/????? ./. 1 q -"],
+    bad = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "show", "5+2 678+3C/????? ./. 1 q -"],
                          capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.count("\n") == 1 and "to-move" in bad.stderr
-    good = subprocess.run([sys.executable, "-m", "solver.cli", "perft", EXAMPLES[2], "2"],
+    good = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "perft", EXAMPLES[2], "2"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert good.returncode == 0 and good.stdout.strip().isdigit()
 

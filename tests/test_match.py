@@ -14,12 +14,12 @@ from solver.match import make_jobs, play_job, read_records, run_jobs, summarise,
 from solver.position import Position
 from solver.stats import Sprt, bradley_terry, elo_from_score, score_from_elo, score_summary
 
-ENGINE = f"cmd:{sys.executable} -m solver.cli engine"
+ENGINE = f"cmd:{sys.executable} -I -m solver.cli engine"
 FAULTY = Path(__file__).parent / "engines" / "faulty.py"
 
 
 def dnoir(*args, cwd=None, timeout=300):
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-I", "-m", "solver.cli", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=timeout)
 
 
@@ -73,7 +73,7 @@ def test_resume_survives_a_cut_last_line(tmp_path):
 
 def test_ctrl_c_prints_the_table_and_keeps_finished_games(tmp_path):
     out = tmp_path / "games.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "match", "ismcts:iterations=3000", "greedy",
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "match", "ismcts:iterations=3000", "greedy",
                              "--pairs", "200", "--out", str(out), "--workers", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     deadline = time.time() + 120
