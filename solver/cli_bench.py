@@ -1,0 +1,124 @@
+"""The `dnoir bench` commands: speed suites printed against baselines measured in the same run."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .cli import cli
+from .endgame import DEFAULT_TT_MB
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="With no subcommand: print one JSON object.")
+@click.pass_context
+def bench(ctx, as_json):
+    """Speed benchmarks (figures are ratios against a baseline measured in the same run).
+
+    With no subcommand, runs the speed suites (playouts, solver, search) in a shorter form
+    and prints one table with the fixed-position signature: total nodes searched on fixed
+    positions, which a change meant to be speed-only must not change.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from .bench.search import run_speed_part
+    from .bench.signature import signature
+    from .bench.solve import run_solve
+    from .bench.speed import run_speed
+
+    report = dict(speed=run_speed(games=300_000, reference_games=500), solve=run_solve(positions=100),
+                  search=run_speed_part(seconds=1.0, deals=2), signature=signature())
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    sp, so, se, sig = report["speed"], report["solve"], report["search"], report["signature"]
+    rows = [
+        ("random games/s (core)", f"{sp['games_per_second']:,.0f}", f"x{sp['ratio']:,.0f} the Python model"),
+        ("open solve, round-4 start", f"{so['open_median_ms']:.3f} ms", f"p95 {so['open_p95_ms']:.3f} ms, "
+         f"table-off x{1 / so['table_time_ratio']:.2f} slower"),
+        ("view solve, round-4 start", f"{so['view_median_ms']:.2f} ms", f"p95 {so['view_p95_ms']:.2f} ms"),
+        ("ISMCTS iterations/s, 1 thread", f"{se['iterations_per_second']:,}",
+         f"{se['iterations_per_playout']} per random game"),
+        (f"ISMCTS iterations/s, {se['threads']} threads", f"{se['iterations_per_second_all_threads']:,}",
+         f"x{se['thread_speedup']} one thread"),
+        ("signature (nodes)", f"{sig['signature']:,}",
+         f"solver {sig['solver_nodes']:,} + ISMCTS {sig['ismcts_best_visits']:,} + perft {sig['perft6']:,}"),
+    ]
+    for name, value, note in rows:
+        click.echo(f"{name:<32} {value:>14}   {note}")
+
+
+@bench.command("speed")
+@click.option("--games", type=click.IntRange(1), default=1_000_000, show_default=True,
+              help="Random games for the C core.")
+@click.option("--reference-games", type=click.IntRange(0), default=2_000, show_default=True,
+              help="Random games for the pure-Python reference model (0: skip it).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and moves.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_speed(games, reference_games, seed, as_json):
+    """Random games per second on one core: the Cython core against the pure-Python model."""
+    from .bench.speed import format_speed, run_speed
+
+    report = run_speed(games=games, reference_games=reference_games, seed=seed)
+    click.echo(json.dumps(report) if as_json else format_speed(report))
+
+
+@bench.command("solve")
+@click.option("--positions", type=click.IntRange(1), default=300, show_default=True,
+              help="Round-4 start positions to solve.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
+@click.option("--tt-mb", type=click.FloatRange(0.001, 65536), default=DEFAULT_TT_MB, show_default=True,
+              help="Transposition table size in MB.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_solve(positions, seed, tt_mb, as_json):
+    """Exact-solver times on round-4 starts: open hands, table off, one-player view."""
+    from .bench.solve import format_solve, run_solve
+
+    report = run_solve(positions=positions, seed=seed, tt_mb=tt_mb)
+    click.echo(json.dumps(report) if as_json else format_solve(report))
+
+
+@bench.command("search")
+@click.option("--seconds", type=click.FloatRange(0.01), default=2.0, show_default=True,
+              help="Search time per deal for the speed figures.")
+@click.option("--deals", type=click.IntRange(1), default=3, show_default=True, help="Deals for the speed figures.")
+@click.option("--strength/--no-strength", default=False, show_default=True,
+              help="Also play the strength matches (long: minutes to an hour).")
+@click.option("--games", type=click.IntRange(2), default=200, show_default=True,
+              help="Games against each baseline (duplicate pairs).")
+@click.option("--movetime", type=click.IntRange(1), default=100, show_default=True,
+              help="ISMCTS milliseconds a move against the baselines.")
+@click.option("--scaling-pairs", type=click.IntRange(1), default=100, show_default=True,
+              help="Duplicate pairs at each budget of the 4x scaling curve.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Game processes (default: every core).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed, workers, as_json):
+    """ISMCTS iterations per second (1 thread, all threads) and, with --strength, match scores."""
+    from .bench.search import format_speed_part, run_latency_part, run_speed_part, run_strength_part
+
+    report = run_speed_part(seconds=seconds, deals=deals)
+    report.update(run_latency_part())
+    if not as_json:
+        click.echo(format_speed_part(report))
+    if strength:
+        log = (lambda line: None) if as_json else click.echo
+        report.update(run_strength_part(games=games, movetime_ms=movetime, scaling_pairs=scaling_pairs,
+                                        seed=seed, workers=workers, log=log))
+    if as_json:
+        click.echo(json.dumps(report))
+
+
+@bench.command("analyse")
+@click.option("--positions", type=click.IntRange(1), default=400, show_default=True,
+              help="Round-4 start positions to analyse.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Processes for the parallel run (default: every core).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_analyse(positions, workers, seed, as_json):
+    """Batch analysis rate with one worker and with every core, and the speed-up."""
+    from .bench.analyse import format_analyse, run_analyse
+
+    report = run_analyse(positions=positions, workers=workers, seed=seed)
+    click.echo(json.dumps(report) if as_json else format_analyse(report))

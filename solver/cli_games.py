@@ -1,0 +1,304 @@
+"""The `dnoir` commands that run many games or items: match, tournament, replay, analyse.
+
+Each long run shows progress on stderr, writes every finished game or result at once,
+stops cleanly on Ctrl-C (exit code 130, nothing finished lost), and resumes from its
+output file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import click
+
+from .board import render_board, render_pairing, render_ratings
+from .cli import cli
+from .position import Position
+
+
+def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers, scheduler, sprt=None):
+    """Play every game of the pairings with a progress bar, writing each record to `out` at once.
+
+    Returns (records of this run's pairings, stop reason or None). Ctrl-C stops the run
+    and keeps every finished game; with `resume`, games already in `out` are skipped.
+    """
+    from .match import make_jobs, read_records, record_key, run_jobs, unit_scores
+
+    previous = []
+    if out is not None:
+        if os.path.exists(out) and os.path.getsize(out) > 0 and not resume:
+            raise click.UsageError(f"{out} exists: add --resume to continue it, or choose another --out")
+        if resume:
+            previous = read_records(out, on_bad_line=lambda n, why: click.echo(
+                f"dnoir: warning: {out} line {n} is not a game record ({why}); ignored", err=True))
+    wanted = {job.key for job in make_jobs(pairings, pairs, seed, movetime, iterations)}
+    records = [r for r in previous if record_key(r) in wanted]
+    jobs = make_jobs(pairings, pairs, seed, movetime, iterations, done={record_key(r) for r in records})
+    if records:
+        click.echo(f"resuming: {len(records)} games already in {out}, {len(jobs)} to play", err=True)
+    sink = open(out, "a") if out is not None else None
+    if sink is not None and sink.tell() > 0:
+        with open(out, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                sink.write("\n")  # a line cut by a crash must not swallow the next record
+    stop = None
+    games = run_jobs(jobs, workers=workers, scheduler=scheduler)
+    first = [r for r in records if r["pairing"] == list(pairings[0])]
+    started, played = time.perf_counter(), 0
+    try:
+        with click.progressbar(length=len(jobs), label="games", file=sys.stderr, show_pos=True,
+                               item_show_func=lambda text: text) as bar:
+            for record in games:
+                if sink is not None:
+                    sink.write(json.dumps(record) + "\n")
+                    sink.flush()
+                records.append(record)
+                if record["pairing"] == list(pairings[0]):
+                    first.append(record)
+                units = unit_scores(first)
+                played += 1
+                rate = played / (time.perf_counter() - started)
+                score = f"{pairings[0][0]} scores {sum(units) / len(units):.3f}, " if units else ""
+                bar.update(1, f"{score}{rate:.2f} games/s")
+                if sprt is not None:
+                    stop = sprt.decision(units)
+                    if stop is not None:
+                        break
+    except KeyboardInterrupt:
+        stop = "interrupted"
+    finally:
+        games.close()
+        if sink is not None:
+            sink.close()
+    return records, stop
+
+
+def _budget_options(f):
+    f = click.option("--iterations", type=click.IntRange(1), default=None,
+                     help="Iterations a move for ISMCTS bots and engines that do not set their own.")(f)
+    f = click.option("--movetime", type=click.IntRange(1), default=None,
+                     help="Milliseconds a move for ISMCTS bots and engines that do not set their own "
+                          "(engines: default 1000).")(f)
+    return f
+
+
+def _run_options(f):
+    f = click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                     help="Run the games on this Dask scheduler (extra [cluster]).")(f)
+    f = click.option("--workers", type=click.IntRange(1), default=None,
+                     help="Game processes on this machine (default: every core).")(f)
+    f = click.option("--resume", is_flag=True, help="Continue --out, skipping the games it holds.")(f)
+    f = click.option("--out", type=click.Path(dir_okay=False), default=None,
+                     help="Write every game record to this JSONL file as it finishes.")(f)
+    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and bots.")(f)
+    f = click.option("--pairs", type=click.IntRange(1), default=100, show_default=True,
+                     help="Duplicate pairs (each deal played twice, seats swapped).")(f)
+    return f
+
+
+def _check_spec(spec: str) -> str:
+    from .bots import parse_spec
+
+    if spec.startswith("cmd:"):
+        if not spec[4:].strip():
+            raise click.BadParameter(f"{spec!r}: give the engine's command after 'cmd:'")
+        return spec
+    parse_spec(spec)
+    return spec
+
+
+@cli.command()
+@click.argument("a")
+@click.argument("b")
+@_run_options
+@_budget_options
+@click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
+              help="Stop early on a sequential probability ratio test (as fishtest).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iterations, sprt, as_json):
+    """Play A against B in duplicate pairs and report the score, Elo and more from A's side.
+
+    A and B are bot specs (random, greedy, pimc:worlds=50, ismcts:iterations=2000, ...)
+    or external engines 'cmd:<shell command>' speaking the engine protocol.
+    """
+    from .match import summarise
+    from .stats import Sprt
+
+    test = Sprt.parse(sprt) if sprt else None
+    records, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, movetime, iterations, out,
+                               resume, workers or os.cpu_count() or 1, scheduler, sprt=test)
+    summary = summarise(records, a, b)
+    if as_json:
+        data = summary.to_dict()
+        data.update(stopped=stop)
+        if test is not None:
+            from .match import unit_scores
+            data.update(sprt=dict(llr=test.llr(unit_scores(records)), lower=test.lower, upper=test.upper))
+        click.echo(json.dumps(data))
+    else:
+        click.echo(render_pairing(summary))
+        if test is not None:
+            from .match import unit_scores
+            llr = test.llr(unit_scores(records))
+            verdict = {"H1": f"H1 accepted: {a} is at least {test.elo1:+g} Elo",
+                       "H0": f"H0 accepted: {a} is at most {test.elo0:+g} Elo"}.get(stop, "undecided")
+            click.echo(f"  SPRT [{test.elo0:g}, {test.elo1:g}] alpha {test.alpha} beta {test.beta}: "
+                       f"LLR {llr:.2f} in [{test.lower:.2f}, {test.upper:.2f}]: {verdict}")
+    if stop == "interrupted":
+        click.echo("interrupted: the table covers the games finished so far", err=True)
+        return 130
+    return 0
+
+
+@cli.command()
+@click.argument("specs", nargs=-1, required=True)
+@_run_options
+@_budget_options
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Draw Elo against search budget to this PNG (specs that differ only in budget; extra [plot]).")
+@click.option("--json", "as_json", is_flag=True, help="Print the Elo table as one JSON object.")
+def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, iterations, plot, as_json):
+    """Round robin between SPECS in duplicate pairs, with a maximum-likelihood Elo table."""
+    from .match import summarise
+    from .stats import bradley_terry
+
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise click.UsageError("a tournament needs at least two different specs")
+    specs = [_check_spec(s) for s in specs]
+    pairings = [(x, y) for i, x in enumerate(specs) for y in specs[i + 1:]]
+    if plot:
+        budgets = _budgets(specs)  # fail before playing, not after
+    records, stop = _run_games(pairings, pairs, seed, movetime, iterations, out, resume,
+                               workers or os.cpu_count() or 1, scheduler)
+    index = {s: i for i, s in enumerate(specs)}
+    results = []
+    for r in records:
+        x, y = r["pairing"]
+        results.append((index[x], index[y], _x_score(r)))
+    ratings = bradley_terry(specs, results)
+    if as_json:
+        click.echo(json.dumps(dict(ratings=[r.__dict__ for r in ratings],
+                                   pairings=[summarise(records, x, y).to_dict() for x, y in pairings],
+                                   stopped=stop)))
+    else:
+        for x, y in pairings:
+            click.echo(render_pairing(summarise(records, x, y)))
+        click.echo("")
+        click.echo(render_ratings(ratings))
+    if plot:
+        from .plot import plot_elo_by_budget
+        plot_elo_by_budget(ratings, budgets, plot)
+        click.echo(f"plot written to {plot}", err=True)
+    return 130 if stop == "interrupted" else 0
+
+
+def _x_score(record: dict) -> float:
+    from .arena import score_for
+
+    return score_for(record, "a" if record["game"] == 0 else "b")
+
+
+def _budgets(specs) -> dict:
+    """{spec: budget} when the specs differ only in their budget (iterations or time)."""
+    from .bots import parse_spec
+
+    budgets, rest = {}, set()
+    for spec in specs:
+        if spec.startswith("cmd:"):
+            raise click.UsageError("--plot needs built-in bot specs that differ only in budget")
+        name, params = parse_spec(spec)
+        key = "iterations" if "iterations" in params else "time" if "time" in params else None
+        if key is None:
+            raise click.UsageError(f"--plot: {spec!r} names no budget (iterations= or time=)")
+        budgets[spec] = float(params.pop(key))
+        rest.add((name, key, tuple(sorted(params.items()))))
+    if len(rest) != 1:
+        raise click.UsageError("--plot needs specs that differ only in their budget")
+    return budgets
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--game", "index", type=click.IntRange(0), default=0, show_default=True,
+              help="Which game of the file (0 = the first record).")
+def replay(file, index):
+    """Step through a recorded game, showing the board after every move."""
+    from .match import read_records
+
+    records = read_records(file, on_bad_line=lambda n, why: click.echo(
+        f"dnoir: warning: {file} line {n} is not a game record ({why}); skipped", err=True))
+    if index >= len(records):
+        raise click.UsageError(f"{file} holds {len(records)} game records; --game {index} is past the end")
+    record = records[index]
+    pos = Position.parse(record["deal"])
+    players = record.get("players", {})
+    click.echo(f"game {index}: a = {players.get('a')}, b = {players.get('b')}")
+    click.echo(render_board(pos))
+    for number, token in enumerate(record["moves"].split(), 1):
+        mover = "ab"[pos.to_move]
+        pos = pos.play(token)
+        click.echo(f"\n--- move {number}: {mover} plays {token}")
+        click.echo(render_board(pos))
+    if "fault" in record:
+        f = record["fault"]
+        click.echo(f"\n{f['player']} forfeits: {f['kind']} ({f['detail']})")
+    result = record["result"]
+    click.echo(f"\nresult: {result['winner']} ({result['how']})")
+
+
+@cli.command()
+@click.argument("input_file", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write results here as they finish (default: standard output); ids already in it are "
+                   "skipped, so an interrupted run resumes.")
+@click.option("--csv", "as_csv", is_flag=True, help="Write CSV rather than JSONL.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: every core).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Solve on this Dask scheduler (extra [cluster]).")
+def analyse(input_file, out, as_csv, workers, scheduler):
+    """Solve every round-4 position of INPUT exactly and annotate the round-4 decisions of games.
+
+    INPUT holds DNP lines, JSON positions {"id": ..., "dnp": ...} and JSON game records (as
+    `dnoir match --out` writes them), in any mix, one a line. A bad line is reported with
+    its number and the rest still runs; the exit code is then 1.
+    """
+    from .batch import Summary, Writer, existing_ids, make_plan, read_items, run_plan
+
+    summary = Summary()
+
+    def bad_line(number, reason):
+        summary.bad_lines += 1
+        click.echo(f"dnoir: {input_file} line {number}: {' '.join(reason.split())}", err=True)
+
+    with click.open_file(input_file) as stream:
+        items = read_items(stream, bad_line)
+    done = existing_ids(out, as_csv) if out is not None else set()
+    plan = make_plan(items, done)
+    summary.already_done = plan.skipped_done
+    if plan.skipped_done:
+        click.echo(f"resuming: {plan.skipped_done} items already in {out}", err=True)
+    writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"))
+    results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler)
+    interrupted = False
+    try:
+        total = sum(len(group) for group in plan.copies.values())
+        with click.progressbar(length=total, label="items", file=sys.stderr, show_pos=True) as bar:
+            for _, result in results:
+                writer.write(result)
+                summary.add(result)
+                bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        results.close()
+        writer.close()
+    for line in summary.lines():
+        click.echo(line, err=True)
+    if interrupted:
+        click.echo("interrupted: every result above is written; run again to resume", err=True)
+        return 130
+    return 1 if summary.bad_lines else 0
