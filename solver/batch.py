@@ -50,11 +50,15 @@ def item_key(item: Item) -> tuple:
     return ("game", item.data["deal"], item.data["moves"])
 
 
-def existing_ids(path: str, as_csv: bool) -> set[str]:
-    """Ids already written to an earlier output (as strings); a cut last line is ignored."""
+def existing_results(path: str, as_csv: bool) -> tuple[set[str], list[dict]]:
+    """Ids already written to an earlier output (as strings), and its JSONL results (none for CSV).
+
+    A line cut by an interruption is ignored: its item is analysed again.
+    """
     ids: set[str] = set()
+    results: list[dict] = []
     if not os.path.exists(path):
-        return ids
+        return ids, results
     with open(path, newline="") as f:
         if as_csv:
             for row in csv.DictReader(f):
@@ -63,10 +67,12 @@ def existing_ids(path: str, as_csv: bool) -> set[str]:
         else:
             for line in f:
                 try:
-                    ids.add(str(json.loads(line)["id"]))
+                    result = json.loads(line)
+                    ids.add(str(result["id"]))
+                    results.append(result)
                 except (ValueError, KeyError, TypeError):
                     continue
-    return ids
+    return ids, results
 
 
 @dataclass
@@ -105,11 +111,12 @@ class Summary:
     players: dict = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
 
-    def add(self, result: dict) -> None:
+    def add(self, result: dict, fresh: bool = True) -> None:
+        """Count one result; `fresh` False for one an earlier, interrupted run wrote."""
         if "skipped" in result:
             self.skipped[result["skipped"]] += 1
             return
-        self.analysed += 1
+        self.analysed += fresh
         if result["type"] == "position":
             if "open" in result:
                 self.outcomes[result["open"]["outcome"]] += 1
@@ -131,7 +138,7 @@ class Summary:
         rate = self.analysed / seconds if seconds > 0 else 0.0
         out = [f"analysed {self.analysed} items in {seconds:.2f} s ({rate:.1f} items/s)"]
         if self.already_done:
-            out.append(f"already in the output (resumed): {self.already_done}")
+            out.append(f"already in the output (resumed): {self.already_done}; the figures below count them too")
         for reason, n in sorted(self.skipped.items()):
             out.append(f"skipped {n}: {reason}")
         if self.bad_lines:

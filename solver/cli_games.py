@@ -266,7 +266,7 @@ def analyse(input_file, out, as_csv, workers, scheduler):
     `dnoir match --out` writes them), in any mix, one a line. A bad line is reported with
     its number and the rest still runs; the exit code is then 1.
     """
-    from .batch import Summary, Writer, existing_ids, make_plan, read_items, run_plan
+    from .batch import Summary, Writer, existing_results, make_plan, read_items, run_plan
 
     summary = Summary()
 
@@ -276,9 +276,13 @@ def analyse(input_file, out, as_csv, workers, scheduler):
 
     with click.open_file(input_file) as stream:
         items = read_items(stream, bad_line)
-    done = existing_ids(out, as_csv) if out is not None else set()
+    done, previous = existing_results(out, as_csv) if out is not None else (set(), [])
     plan = make_plan(items, done)
     summary.already_done = plan.skipped_done
+    wanted = {str(item.id) for item in items}
+    for result in previous:
+        if str(result["id"]) in wanted:
+            summary.add(result, fresh=False)
     if plan.skipped_done:
         click.echo(f"resuming: {plan.skipped_done} items already in {out}", err=True)
     writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"))
