@@ -228,10 +228,9 @@ cdef inline void score_player(const State *s, int p, Score *out) noexcept nogil:
     cdef int k, sets = mine[0]
     out.majorities = 0
     for k in range(4):
-        if mine[k] > theirs[k]:
-            out.majorities += k + 5
-        if mine[k] < sets:
-            sets = mine[k]
+        # branch-free: searches score positions whose counts no predictor can guess
+        out.majorities += (mine[k] > theirs[k]) * (k + 5)
+        sets = mine[k] if mine[k] < sets else sets
     out.sets = 5 * sets
     out.alliances = 2 * mine[4] + 3 * mine[5] + 4 * mine[6]
     out.betrayals = mine[7] + 2 * mine[8] + 3 * mine[9]
