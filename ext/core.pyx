@@ -14,7 +14,7 @@ from state cimport (
     State, Score, NKINDS, KIND_C, MOVE_TAKE, NMOVES, HAND_SIZE, LINE_MAX, DECK_MAX,
     REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome, zobrist,
-    deal_game, update_hand_masks,
+    deal_game, update_hand_masks, hand_size,
 )
 
 HOW_NAMES = ("points", "tie-break", "city", "draw")
@@ -117,6 +117,7 @@ cdef class CoreState:
             colls=tuple(tuple(s.coll[p][k] for k in range(NKINDS)) for p in range(2)),
             round=s.round, to_move=s.to_move, first=s.first,
             actions=(s.actions[0], s.actions[1]), taken=s.taken,
+            hand_sizes=(hand_size(s, 0), hand_size(s, 1)),
             deck=tuple(s.deck[i] for i in range(s.deck_pos, s.deck_len)) if s.deck_known else None,
             removed=tuple(s.removed[i] for i in range(REMOVED)),
             over=s.status != ONGOING,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields, replace
 from ._core import CoreState
 from .cards import NKINDS, TAKE, Move, counts_of
 from .notation import (
-    HAND_SIZE, PLAYERS, PositionError, actions_made, first_player, format_fields,
+    PLAYERS, PositionError, actions_made, first_player, format_fields,
     parse_fields, validate,
 )
 
@@ -111,7 +111,7 @@ class Position:
     def _from_core(cls, core: CoreState, hidden: tuple[bool, bool], removed) -> "Position":
         """The Position of a core state; `hidden` says which hands stay unknown."""
         f = core.export()
-        sizes = tuple(HAND_SIZE - f["actions"][p] + (f["taken"] >> p & 1) for p in range(2))
+        sizes = f["hand_sizes"]
         hands = tuple(None if hidden[p] and sizes[p] else f["hands"][p] for p in range(2))
         return cls(line=f["line"], hands=hands, hand_sizes=sizes, colls=f["colls"], round=f["round"],
                    to_move=None if f["over"] else f["to_move"], taken=f["taken"], deck=f["deck"],
