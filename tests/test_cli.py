@@ -212,3 +212,12 @@ def test_advise_errors(capsys, args, names):
     code, out, err = run(capsys, *args)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and names in err.lower()
+
+
+def test_bench_search_and_analyse_json(capsys):
+    code, out, _ = run(capsys, "bench", "search", "--seconds", "0.05", "--deals", "1", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["iterations_per_second"] > 0 and report["latency_samples"] > 0
+    code, out, _ = run(capsys, "bench", "analyse", "--positions", "4", "--workers", "2", "--json")
+    assert code == 0 and json.loads(out)["positions_per_second_1"] > 0
