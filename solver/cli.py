@@ -10,6 +10,7 @@ argument is taken as the position, not as an option (see `PositionArgsCommand`).
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 
@@ -210,10 +211,16 @@ def main(argv=None) -> int:
         _fail("interrupted", code=130)
     except KeyboardInterrupt:
         _fail("interrupted", code=130)
-    except ValueError as e:  # PositionError, MoveError, CardError
+    except ValueError as e:  # PositionError, MoveError, CardError, a bad bot spec
+        _fail(str(e))
+    except RuntimeError as e:  # a missing optional extra, an unreachable cluster
         _fail(str(e))
     except BrokenPipeError:
         return 0
+    except Exception as e:  # a bug: still one line, and the traceback on request
+        if os.environ.get("DNOIR_DEBUG"):
+            raise
+        _fail(f"internal error ({type(e).__name__}: {e}); set DNOIR_DEBUG=1 for the traceback", code=1)
     return rv if isinstance(rv, int) else 0
 
 

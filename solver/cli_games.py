@@ -102,10 +102,15 @@ def _run_options(f):
 
 def _check_spec(spec: str) -> str:
     from .bots import parse_spec
+    from .external import EngineFault, check_engine
 
     if spec.startswith("cmd:"):
         if not spec[4:].strip():
             raise click.BadParameter(f"{spec!r}: give the engine's command after 'cmd:'")
+        try:
+            check_engine(spec[4:].strip())
+        except EngineFault as e:
+            raise click.UsageError(f"engine {spec[4:].strip()!r} does not work: {e}") from None
         return spec
     parse_spec(spec)
     return spec

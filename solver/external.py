@@ -40,6 +40,20 @@ class EngineFault(Exception):
         self.detail = detail
 
 
+def check_engine(command: str) -> str:
+    """Start the engine once, shake hands, stop it; return its name or raise EngineFault.
+
+    A match calls this before its first game, so that a mistyped command is one clear
+    error, not a lost game per pair.
+    """
+    bot = ExternalBot(command)
+    try:
+        bot.new_game()
+        return bot.engine_name or command
+    finally:
+        bot.close()
+
+
 class ExternalBot:
     """A protocol-speaking engine started from a shell command."""
 
@@ -55,8 +69,11 @@ class ExternalBot:
         self.engine_name = None
 
     def _start(self) -> None:
-        self.proc = subprocess.Popen(shlex.split(self.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        try:
+            self.proc = subprocess.Popen(shlex.split(self.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        except (OSError, ValueError) as e:
+            raise EngineFault("crash", f"cannot start {self.command!r}: {e}") from None
         threading.Thread(target=self._reader, args=(self.proc, self.lines), daemon=True).start()
         self._send("dn")
         self.engine_name = self._wait_for("dnok", STARTUP_SECONDS, collect="id name ")

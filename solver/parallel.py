@@ -68,7 +68,10 @@ def _on_cluster(fn, tasks, scheduler):
         from dask.distributed import Client, as_completed
     except ImportError:
         raise RuntimeError("--scheduler needs dask.distributed: pip install 'district-noir-solver[cluster]'") from None
-    client = Client(scheduler)
+    try:
+        client = Client(scheduler, timeout="15s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     futures = []
     try:
         futures = [client.submit(fn, task, pure=False) for task in tasks]

@@ -163,6 +163,7 @@ def test_tournament_plot_needs_budget_only_differences():
 @pytest.mark.parametrize("args, message", [
     (["match", "alphazero", "random"], "unknown bot"),
     (["match", "cmd:", "random"], "command"),
+    (["match", "cmd:no-such-engine-anywhere --fast", "random"], "does not work"),
     (["match", "greedy", "random", "--sprt", "5"], "sprt"),
     (["match", "greedy", "random", "--sprt", "10,0"], "elo0 < elo1"),
     (["tournament", "greedy"], "two different"),
