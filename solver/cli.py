@@ -138,7 +138,7 @@ def deal(seed):
 @cli.command(cls=PositionArgsCommand)
 @click.argument("dnp", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--tt-mb", type=click.FloatRange(0.001, 65536), default=DEFAULT_TT_MB, show_default=True,
+@click.option("--tt-mb", type=click.FloatRange(0.001, 4096), default=DEFAULT_TT_MB, show_default=True,
               help="Transposition table size in MB (fixed; small tables stay in cache and are fastest "
                    "for round-4 trees).")
 @click.option("--mode", type=click.Choice(["auto", "open", "view"]), default="auto", show_default=True,
@@ -213,8 +213,8 @@ def main(argv=None) -> int:
         _fail("interrupted", code=130)
     except ValueError as e:  # PositionError, MoveError, CardError, a bad bot spec
         _fail(str(e))
-    except RuntimeError as e:  # a missing optional extra, an unreachable cluster
-        _fail(str(e))
+    except (RuntimeError, MemoryError) as e:  # a missing extra, an unreachable cluster, too big a table
+        _fail(str(e) or type(e).__name__)
     except BrokenPipeError:
         return 0
     except Exception as e:  # a bug: still one line, and the traceback on request

@@ -68,7 +68,7 @@ def bench_speed(games, reference_games, seed, as_json):
 @click.option("--positions", type=click.IntRange(1), default=300, show_default=True,
               help="Round-4 start positions to solve.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
-@click.option("--tt-mb", type=click.FloatRange(0.001, 65536), default=DEFAULT_TT_MB, show_default=True,
+@click.option("--tt-mb", type=click.FloatRange(0.001, 4096), default=DEFAULT_TT_MB, show_default=True,
               help="Transposition table size in MB.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_solve(positions, seed, tt_mb, as_json):
