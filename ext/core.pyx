@@ -10,6 +10,7 @@ from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 from rng cimport Rng, rng_seed
 from policy cimport greedy_move
+from world cimport Unseen, unseen_cards
 from state cimport (
     State, Score, NKINDS, KIND_C, MOVE_TAKE, NMOVES, HAND_SIZE, LINE_MAX, DECK_MAX,
     REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
@@ -158,6 +159,20 @@ cdef class CoreState:
                    alliances=scores[p].alliances, betrayals=scores[p].betrayals,
                    total=scores[p].total) for p in range(2)],
         )
+
+    def unseen_counts(self, int observer):
+        """Counts per kind of the cards `observer` cannot see: the other hand, the deck, the removed.
+
+        ValueError if the visible cards leave a count that no deal can have.
+        """
+        cdef Unseen unseen
+        cdef int i
+        if unseen_cards(&self.s, observer, &unseen) != 0:
+            raise ValueError("the position's unseen cards do not add up")
+        counts = [0] * NKINDS
+        for i in range(unseen.n):
+            counts[unseen.cards[i]] += 1
+        return tuple(counts)
 
     def greedy_move(self):
         """The greedy policy's move (ext/policy.pxd), or None once the game is over."""

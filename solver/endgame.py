@@ -20,7 +20,7 @@ from fractions import Fraction
 from math import comb
 
 from ._endgame import EndgameSolver, split_value
-from .cards import COMPOSITION, NKINDS, Move
+from .cards import Move
 from .notation import PLAYERS, PositionError, ROUNDS
 from .position import Position
 
@@ -151,18 +151,13 @@ def _solve_open(pos: Position, solver: EndgameSolver) -> dict:
 
 
 def unseen_pool(pos: Position, player: int) -> tuple[int, ...]:
-    """Counts per kind of the cards `player` cannot see: the opponent's hand and the removed cards.
+    """Counts per kind of the cards `player` cannot see: the opponent's hand, the deck, the removed cards.
 
     >>> pos = Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a")
     >>> sum(unseen_pool(pos, 1))
     5
     """
-    seen = [0] * NKINDS
-    for k in pos.line:
-        seen[k] += 1
-    for k in range(NKINDS):
-        seen[k] += pos.hands[player][k] + pos.colls[0][k] + pos.colls[1][k]
-    return tuple(COMPOSITION[k] - seen[k] for k in range(NKINDS))
+    return pos._core().unseen_counts(player)
 
 
 def world_weight(pool, hand) -> int:
