@@ -201,3 +201,10 @@ def test_unsolvable_positions_are_refused():
         solve(Position.parse("7-2+3588-2 ./. 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 - ab"))
     with pytest.raises(PositionError, match="open-hands"):
         solve(Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"), mode="open")
+
+
+def test_best_value_alone_equals_the_best_move_value():
+    solver = get_solver()
+    for pos in sample_positions(80, min_actions=0, seed0=70_000):
+        state = pos._core().to_bytes()
+        assert solver.value(state) == max(solver.move_values(state).values())
