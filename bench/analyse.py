@@ -40,6 +40,7 @@ def run_analyse(positions: int = 400, workers: int | None = None, seed: int = 0)
 
 
 def format_analyse(r: dict) -> str:
+    """The report as the lines `dnoir bench analyse` prints."""
     return "\n".join([
         f"one-player view of {r['positions']} round-4 starts (analyse pipeline)",
         f"  1 worker:   {r['positions_per_second_1']:>8,.1f} positions/s",

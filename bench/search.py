@@ -134,6 +134,7 @@ def _read_until(engine, prefix: str) -> str:
 
 
 def format_speed_part(r: dict) -> str:
+    """The speed report as the lines `dnoir bench search` prints."""
     return "\n".join([
         f"ISMCTS from the opening, 1 thread:   {r['iterations_per_second']:>12,} iterations/s",
         f"ISMCTS from the opening, {r['threads']} threads:  {r['iterations_per_second_all_threads']:>12,} "

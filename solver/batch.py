@@ -85,6 +85,7 @@ class Plan:
 
 
 def make_plan(items: list[Item], done: set[str]) -> Plan:
+    """The plan for `items` less those whose id is in `done`: one task per distinct analysis."""
     copies: dict[tuple, list[Item]] = {}
     skipped_done = 0
     for item in items:
@@ -134,6 +135,7 @@ class Summary:
             acc["expected_loss"] += s["expected_loss"]
 
     def lines(self) -> list[str]:
+        """The summary as the lines `dnoir analyse` prints at the end."""
         seconds = time.perf_counter() - self.started
         rate = self.analysed / seconds if seconds > 0 else 0.0
         out = [f"analysed {self.analysed} items in {seconds:.2f} s ({rate:.1f} items/s)"]
@@ -196,6 +198,7 @@ class Writer:
             self.csv.writeheader()
 
     def write(self, result: dict) -> None:
+        """Write one result (several CSV rows for a position or a game) and flush it."""
         if self.csv is not None:
             self.csv.writerows(csv_rows(result))
         else:
@@ -203,6 +206,7 @@ class Writer:
         self.file.flush()
 
     def close(self) -> None:
+        """Close the output file (a stream given by the caller stays open)."""
         if self.owned:
             self.file.close()
 

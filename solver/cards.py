@@ -107,6 +107,7 @@ class Move:
 
     @property
     def is_take(self) -> bool:
+        """True for the take, False for a play."""
         return self.index == TAKE
 
     def __str__(self) -> str:

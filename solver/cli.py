@@ -31,6 +31,7 @@ class PositionArgsCommand(click.Command):
     """
 
     def parse_args(self, ctx, args):
+        """Move card-like arguments behind '--' before click parses them."""
         takes_value, flags = set(), set()
         for param in self.get_params(ctx):
             if isinstance(param, click.Option):

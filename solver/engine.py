@@ -50,6 +50,7 @@ class Engine:
         self.position: Position | None = None
 
     def send(self, line: str) -> None:
+        """Write one protocol line and flush it at once."""
         self.out.write(line + "\n")
         self.out.flush()
 
@@ -71,16 +72,20 @@ class Engine:
         return True
 
     def cmd_dn(self, args, line):
+        """Identify the engine: `id name ...` then `dnok`."""
         self.send(f"id name dnoir {__version__}")
         self.send("dnok")
 
     def cmd_isready(self, args, line):
+        """Answer `readyok` (the engine is always ready between commands)."""
         self.send("readyok")
 
     def cmd_newgame(self, args, line):
+        """Forget the position (nothing else is kept between moves)."""
         self.position = None
 
     def cmd_position(self, args, line):
+        """Set the position to analyse; its side to move must know its own hand."""
         if not args:
             raise ProtocolError("position needs a DNP")
         pos = Position.parse(line.split(None, 1)[1])
@@ -91,6 +96,7 @@ class Engine:
         self.position = pos
 
     def cmd_go(self, args, line):
+        """Search within the limits, print `info` lines, then `bestmove`."""
         if self.position is None:
             raise ProtocolError("no position: send 'position <DNP>' first")
         limits = _parse_go(args)

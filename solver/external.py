@@ -119,6 +119,7 @@ class ExternalBot:
         self._send("newgame")
 
     def choose(self, view: Position) -> Move:
+        """Ask the engine for its move in `view`; EngineFault if it times out, dies or cheats."""
         if self.proc is None or self.proc.poll() is not None:
             self.new_game()
         self._send(f"position {view}")

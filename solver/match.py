@@ -46,6 +46,7 @@ class GameJob:
 
     @property
     def key(self) -> tuple:
+        """What identifies this game's record in an output file (see `record_key`)."""
         return (self.x, self.y, self.seed, self.pair, self.game)
 
 
@@ -124,6 +125,7 @@ class PairingSummary:
     faults: dict
 
     def to_dict(self) -> dict:
+        """The JSON form, as `dnoir match --json` prints it."""
         s = self.summary
         return dict(x=self.x, y=self.y, games=self.games, wins=self.wins, draws=self.draws, losses=self.losses,
                     score=s.score, score_low=s.low, score_high=s.high, units=s.units,

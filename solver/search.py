@@ -43,6 +43,7 @@ class MoveStats:
     margin: float
 
     def to_dict(self) -> dict:
+        """The JSON form, as `dnoir advise --json` prints each move."""
         return dict(move=self.move, visits=self.visits, share=self.share,
                     expected=round(self.expected, 6), margin=round(self.margin, 4))
 
@@ -67,9 +68,11 @@ class Advice:
 
     @property
     def iterations_per_second(self) -> float:
+        """Iterations over wall time (0 for exact advice)."""
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
 
     def to_dict(self) -> dict:
+        """The JSON form, as `dnoir advise --json` prints it."""
         return dict(best=self.best, exact=self.exact, moves=[m.to_dict() for m in self.moves],
                     iterations=self.iterations, seconds=round(self.seconds, 6),
                     iterations_per_second=round(self.iterations_per_second, 1),
@@ -118,6 +121,7 @@ class IsmctsSearch:
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 
     def close(self):
+        """Stop the thread pool (a no-op for one thread)."""
         if self._pool is not None:
             self._pool.shutdown()
 
@@ -136,6 +140,7 @@ class IsmctsSearch:
 
     @property
     def iterations(self) -> int:
+        """Iterations made so far, over every thread."""
         return sum(s.iterations for s in self.searchers)
 
     def root_stats(self) -> dict[int, tuple[int, float, float]]:

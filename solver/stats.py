@@ -44,14 +44,17 @@ class ScoreSummary:
 
     @property
     def elo(self) -> float:
+        """The score as an Elo difference."""
         return elo_from_score(self.score)
 
     @property
     def elo_low(self) -> float:
+        """The interval's low end as an Elo difference."""
         return elo_from_score(self.low)
 
     @property
     def elo_high(self) -> float:
+        """The interval's high end as an Elo difference."""
         return elo_from_score(self.high)
 
     @property
@@ -108,10 +111,12 @@ class Sprt:
 
     @property
     def lower(self) -> float:
+        """The log-likelihood ratio at or below which H0 is accepted."""
         return math.log(self.beta / (1 - self.alpha))
 
     @property
     def upper(self) -> float:
+        """The log-likelihood ratio at or above which H1 is accepted."""
         return math.log((1 - self.beta) / self.alpha)
 
     def llr(self, unit_scores: list[float]) -> float:
