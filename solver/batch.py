@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .analysis import Item, ItemError, analyse_item, parse_item
 from .notation import PositionError
+from .jsonl import open_append, read_jsonl
 from .parallel import run_tasks
 
 CSV_COLUMNS = ["id", "type", "line", "skipped", "ply", "player", "dnp", "mode", "best", "move", "played",
@@ -59,20 +60,12 @@ def existing_results(path: str, as_csv: bool) -> tuple[set[str], list[dict]]:
     results: list[dict] = []
     if not os.path.exists(path):
         return ids, results
-    with open(path, newline="") as f:
-        if as_csv:
-            for row in csv.DictReader(f):
-                if row.get("id"):
-                    ids.add(row["id"])
-        else:
-            for line in f:
-                try:
-                    result = json.loads(line)
-                    ids.add(str(result["id"]))
-                    results.append(result)
-                except (ValueError, KeyError, TypeError):
-                    continue
-    return ids, results
+    if as_csv:
+        with open(path, newline="") as f:
+            ids = {row["id"] for row in csv.DictReader(f) if row.get("id")}
+        return ids, results
+    results = read_jsonl(path, check=lambda result: result["id"])
+    return {str(result["id"]) for result in results}, results
 
 
 @dataclass
@@ -187,12 +180,7 @@ class Writer:
     def __init__(self, path: str | None, as_csv: bool, stream=None):
         fresh = path is None or not os.path.exists(path) or os.path.getsize(path) == 0
         self.owned = path is not None
-        self.file = open(path, "a", newline="") if path is not None else stream
-        if self.owned and not fresh:
-            with open(path, "rb") as f:
-                f.seek(-1, os.SEEK_END)
-                if f.read(1) != b"\n":
-                    self.file.write("\n")  # a line cut by a crash must not swallow the next result
+        self.file = open_append(path, newline="") if path is not None else stream
         self.csv = csv.DictWriter(self.file, fieldnames=CSV_COLUMNS, extrasaction="ignore") if as_csv else None
         if self.csv is not None and fresh:
             self.csv.writeheader()

@@ -16,6 +16,7 @@ import click
 
 from .board import render_board, render_pairing, render_ratings
 from .cli import cli
+from .jsonl import open_append
 from .position import Position
 
 
@@ -39,12 +40,7 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
     jobs = make_jobs(pairings, pairs, seed, movetime, iterations, done={record_key(r) for r in records})
     if records:
         click.echo(f"resuming: {len(records)} games already in {out}, {len(jobs)} to play", err=True)
-    sink = open(out, "a") if out is not None else None
-    if sink is not None and sink.tell() > 0:
-        with open(out, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                sink.write("\n")  # a line cut by a crash must not swallow the next record
+    sink = open_append(out) if out is not None else None
     stop = None
     games = run_jobs(jobs, workers=workers, scheduler=scheduler)
     first = [r for r in records if r["pairing"] == list(pairings[0])]

@@ -16,11 +16,11 @@ resume where it stopped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .arena import play_game, score_for
+from .jsonl import read_jsonl
 from .parallel import run_tasks
 from .position import Position
 from .search import thread_seed
@@ -90,23 +90,8 @@ def run_jobs(jobs: list[GameJob], workers: int = 1, scheduler: str | None = None
 # -- reading and summarising records -------------------------------------------------
 
 def read_records(path, on_bad_line: Callable[[int, str], None] | None = None) -> list[dict]:
-    """The records of a JSONL file; a bad line (e.g. cut by a crash) is reported and skipped."""
-    records = []
-    try:
-        with open(path) as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    record_key(record)
-                    records.append(record)
-                except (ValueError, KeyError, TypeError) as e:
-                    if on_bad_line is not None:
-                        on_bad_line(number, str(e))
-    except FileNotFoundError:
-        pass
-    return records
+    """The game records of a JSONL file; a bad line (e.g. cut by a crash) is reported and skipped."""
+    return read_jsonl(path, on_bad_line, check=record_key)
 
 
 @dataclass(frozen=True)
