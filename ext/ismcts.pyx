@@ -23,7 +23,7 @@ from state cimport (
     State, Score, NKINDS, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
 )
 from world cimport Unseen, unseen_cards, sample_world
-from policy cimport policy_move, POLICY_RANDOM, POLICY_GREEDY
+from policy cimport policy_move, policy_code
 
 ctypedef struct Node:
     int32_t first_child
@@ -41,7 +41,7 @@ cdef enum:
     CLOCK_EVERY = 64
 
 
-POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+POLICY_NAMES = ("random", "greedy")  # the names policy_code accepts
 NODE_BYTES = sizeof(Node)
 
 
@@ -174,8 +174,6 @@ cdef class Searcher:
         """Begin a new tree for `view` (CoreState.to_bytes() of the observer's view, observer to move)."""
         if len(view) != sizeof(State):
             raise ValueError("not a serialized State")
-        if policy not in POLICIES:
-            raise ValueError(f"unknown playout policy {policy!r} (one of {', '.join(POLICIES)})")
         self.root = (<State *><char *>view)[0]
         if self.root.status != ONGOING:
             raise ValueError("the game is over")
@@ -185,7 +183,7 @@ cdef class Searcher:
             raise ValueError("the position's unseen cards do not add up")
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         self.exploration = exploration
-        self.policy = POLICIES[policy]
+        self.policy = policy_code(policy)
         self.n_nodes = 0
         self.new_node(0, 1 - observer)
         self.iterations = 0

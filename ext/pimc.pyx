@@ -11,9 +11,7 @@ from libc.stdint cimport uint8_t, uint64_t
 from rng cimport Rng, rng_seed
 from state cimport State, Score, NMOVES, ONGOING, DRAW, legal_moves, apply_move, game_outcome
 from world cimport Unseen, unseen_cards, sample_world
-from policy cimport policy_move, POLICY_RANDOM, POLICY_GREEDY
-
-POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+from policy cimport policy_move, policy_code
 
 
 def flat_values(bytes view, int observer, int worlds, seed=0, str policy="random"):
@@ -33,9 +31,7 @@ def flat_values(bytes view, int observer, int worlds, seed=0, str policy="random
     cdef double rewards[NMOVES]
     cdef double margins[NMOVES]
     cdef int n, i, w, m, winner, how
-    if policy not in POLICIES:
-        raise ValueError(f"unknown playout policy {policy!r}")
-    cdef int pol = POLICIES[policy]
+    cdef int pol = policy_code(policy)
     if len(view) != sizeof(State):
         raise ValueError("not a serialized State")
     if worlds < 1:

@@ -70,3 +70,12 @@ cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
             return random_move(s, r)
         return greedy_move(s)
     return random_move(s, r)
+
+
+cdef inline int policy_code(str name) except -1:
+    """The code of the playout policy named 'random' or 'greedy'; ValueError for any other name."""
+    if name == "random":
+        return POLICY_RANDOM
+    if name == "greedy":
+        return POLICY_GREEDY
+    raise ValueError(f"unknown playout policy {name!r} (random or greedy)")

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import random
 
-from ._pimc import POLICIES, flat_values
+from ._ismcts import POLICY_NAMES
+from ._pimc import flat_values
 from .cards import Move
 from .position import Position
 from .search import DEFAULT_EXPLORATION, DEFAULT_POLICY, advise, thread_seed
@@ -105,8 +106,8 @@ class IsmctsBot(Bot):
 
 
 def _policy(name: str) -> str:
-    if name not in POLICIES:
-        raise ValueError(f"unknown playout policy {name!r} (one of {', '.join(POLICIES)})")
+    if name not in POLICY_NAMES:
+        raise ValueError(f"unknown playout policy {name!r} (one of {', '.join(POLICY_NAMES)})")
     return name
 
 

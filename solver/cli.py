@@ -16,7 +16,7 @@ import sys
 
 import click
 
-from ._ismcts import NODE_BYTES
+from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .board import render_advice, render_board, render_score, render_solve
 from .endgame import DEFAULT_TT_MB
 from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
@@ -167,7 +167,7 @@ def solve(dnp, as_json, tt_mb, mode):
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="Search threads, one tree each (default: every core).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampled worlds and playouts.")
-@click.option("--policy", type=click.Choice(["random", "greedy"]), default=DEFAULT_POLICY, show_default=True,
+@click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
               help="Playout policy.")
 @click.option("--max-nodes", type=click.IntRange(1000), default=DEFAULT_MAX_NODES, show_default=True,
               help=f"Tree nodes in all threads together; memory is bounded by "
@@ -191,7 +191,7 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 @cli.command()
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Search threads.")
-@click.option("--policy", type=click.Choice(["random", "greedy"]), default=DEFAULT_POLICY, show_default=True,
+@click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
               help="Playout policy.")
 def engine(threads, policy):
     """Speak the engine protocol (NOTATION.md) on stdin/stdout, for arenas and GUIs."""
