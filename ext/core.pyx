@@ -6,13 +6,13 @@ rule question, so that the rules live only in ext/state.pxd. Module functions ru
 whole loops (perft, random games) in C without the GIL.
 """
 
-from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memset
 from rng cimport Rng, rng_seed
 from policy cimport greedy_move
 from world cimport Unseen, unseen_cards
 from state cimport (
-    State, Score, NKINDS, KIND_C, MOVE_TAKE, NMOVES, HAND_SIZE, LINE_MAX, DECK_MAX,
+    State, Score, NKINDS, KIND_C, NMOVES, LINE_MAX, DECK_MAX,
     REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome, zobrist,
     deal_game, update_hand_masks, hand_size,

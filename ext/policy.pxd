@@ -7,7 +7,7 @@ a city by how close it brings the taker to three) and otherwise plays the card i
 least, so that what it gives away is worth least to a taker.
 """
 
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint32_t
 from rng cimport Rng, rng_below
 from state cimport (
     State, NKINDS, KIND_C, MOVE_TAKE, TAKE_SIZE, legal_mask, random_move,
