@@ -170,9 +170,10 @@ def world_weight(pool, hand) -> int:
 
 def _solve_view(pos: Position, solver: EndgameSolver) -> dict:
     mover, opponent = pos.to_move, 1 - pos.to_move
-    pool = unseen_pool(pos, mover)
+    core = pos._core()
+    pool = core.unseen_counts(mover)
     size = pos.hand_sizes[opponent]
-    worlds = solver.world_values(pos._core().to_bytes(), opponent, pool, size)
+    worlds = solver.world_values(core.to_bytes(), opponent, pool, size)
     total = comb(sum(pool), size)
     sums: dict[int, dict] = {}
     for hand, values in worlds:
