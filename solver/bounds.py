@@ -1,0 +1,116 @@
+"""The range of every number a user can give, and the one way each is checked.
+
+Command-line options, bot-spec keys (`ismcts:iterations=...`) and engine-protocol
+arguments (`go iterations ...`) all read their numbers through this module, so that a
+number out of range (a huge integer, NaN, an infinity, a negative time) is one clear
+`ValueError` naming the option and the range, never a C overflow, a hang or a traceback.
+
+>>> whole("iterations", "99999999999999999999", 1, MAX_ITERATIONS)
+Traceback (most recent call last):
+...
+ValueError: iterations: 99999999999999999999 is out of range (1 to 1000000000)
+>>> real("time", "nan", 0.001, MAX_SECONDS)
+Traceback (most recent call last):
+...
+ValueError: time: nan is not a finite number (0.001 to 86400)
+"""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+# Budgets. A billion iterations is about half an hour of ISMCTS on one core, and keeps
+# every visit counter (32 bits) far from wrapping.
+MAX_ITERATIONS = 1_000_000_000
+MAX_SECONDS = 86_400.0  # one day
+MAX_MOVETIME_MS = 86_400_000
+# Resources.
+MAX_THREADS = 256
+MAX_WORKERS = 1024
+MAX_NODES = 100_000_000  # 4 GB of ISMCTS nodes at 40 bytes a node
+MIN_NODES = 1_000
+MAX_TT_MB = 4096.0
+MIN_TT_MB = 0.001
+# Sizes of runs.
+MAX_PAIRS = 1_000_000_000
+MAX_WORLDS = 1_000_000
+MAX_SEED = 2**64 - 1  # seeds are reduced to 64 bits by the core's splitmix64
+MAX_EXPLORATION = 100.0
+
+
+def _show(value) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _fmt(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def whole(name: str, value, low: int, high: int) -> int:
+    """`value` (an int or its text) as an int in [low, high]; ValueError names `name` and the range."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"{name}: {_show(value)!r} is not a whole number ({low} to {high})")
+    if isinstance(value, str):
+        text = value.strip()
+        if not (text.lstrip("+-").isdigit() and text.isascii()) or len(text) > 40:
+            raise ValueError(f"{name}: {_show(value)!r} is not a whole number ({low} to {high})")
+        value = int(text)
+    if not low <= value <= high:
+        raise ValueError(f"{name}: {_show(value)} is out of range ({low} to {high})")
+    return value
+
+
+def real(name: str, value, low: float, high: float) -> float:
+    """`value` (a number or its text) as a finite float in [low, high]; NaN and infinities refused."""
+    try:
+        number = float(value) if not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None:
+        raise ValueError(f"{name}: {_show(value)!r} is not a number ({_fmt(low)} to {_fmt(high)})")
+    if not math.isfinite(number):
+        raise ValueError(f"{name}: {_show(value)} is not a finite number ({_fmt(low)} to {_fmt(high)})")
+    if not low <= number <= high:
+        raise ValueError(f"{name}: {_show(value)} is out of range ({_fmt(low)} to {_fmt(high)})")
+    return number
+
+
+class Whole(click.ParamType):
+    """A click type for a whole number in [low, high]: the error names the option and the range."""
+
+    name = "integer"
+
+    def __init__(self, low: int, high: int):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
+            return value
+        try:
+            return whole(param.opts[0] if param is not None else "value", value, self.low, self.high)
+        except ValueError as e:
+            self.fail(str(e).split(": ", 1)[1], param, ctx)
+
+    def get_metavar(self, param, ctx=None):
+        return f"INTEGER {self.low}..{self.high}"
+
+
+class Real(click.ParamType):
+    """A click type for a finite number in [low, high] (click's FloatRange lets NaN through)."""
+
+    name = "float"
+
+    def __init__(self, low: float, high: float):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        try:
+            return real(param.opts[0] if param is not None else "value", value, self.low, self.high)
+        except ValueError as e:
+            self.fail(str(e).split(": ", 1)[1], param, ctx)
+
+    def get_metavar(self, param, ctx=None):
+        return f"FLOAT {_fmt(self.low)}..{_fmt(self.high)}"
