@@ -172,9 +172,11 @@ def test_principal_variation_reaches_the_best_value():
         end = pos
         for move in result.pv:
             end = end.play(move)
-        assert end.is_over or end.taken == 3
         best = result.moves[0]
-        assert result.pv[:1] == [result.best] or pos.taken == 3  # settled: nothing to play for
+        if pos.taken == 3:  # both have taken: the result is settled and nothing is played out
+            assert result.pv == [] and end == pos
+        else:
+            assert result.pv[0] == result.best and (end.is_over or end.taken == 3)
         res = end.result()
         mover = result.to_move
         margin = res.scores["ab".index(mover)].total - res.scores[1 - "ab".index(mover)].total
