@@ -27,6 +27,7 @@ from fractions import Fraction
 from .endgame import get_solver, solve
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
+from .records import REPLAY_FIELDS, RecordError, check_record
 
 # Expected-score losses that mark a decision. A loss of 1/4 throws away a quarter of a
 # game (say, turning a sure win into a coin flip with a draw in it); 1/10 is a clear but
@@ -60,8 +61,37 @@ class Item:
             return 0
 
 
+def id_key(value) -> str:
+    """How an id is compared and stored for resuming: its JSON text, so 1 and "1" stay apart.
+
+    >>> id_key(1), id_key("1")
+    ('1', '"1"')
+    """
+    return json.dumps(value)
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", float: "a number", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _item_id(data: dict, line: int):
+    """The id of a JSON item: its `id` (a string or an integer, kept as such), or `line-<number>`."""
+    if "id" not in data:
+        return f"line-{line}"
+    value = data["id"]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ItemError(f"'id' must be a string or an integer, not {_json_kind(value)}")
+    return value
+
+
 def parse_item(text: str, line: int) -> Item:
-    """The item of one input line; ItemError says what is wrong with a bad one."""
+    """The item of one input line; ItemError says what is wrong with a bad one.
+
+    A game record is checked as solver.records does for every reader (fields, types, each
+    move legal in turn), so a bad one is a bad line here rather than a failure in a worker.
+    """
     text = text.strip()
     if text.startswith("{"):
         try:
@@ -71,15 +101,18 @@ def parse_item(text: str, line: int) -> Item:
         if not isinstance(data, dict):
             raise ItemError("a JSON item must be an object")
         if "dnp" in data:
+            item_id = _item_id(data, line)
             if not isinstance(data["dnp"], str):
                 raise ItemError("'dnp' must be a string")
             Position.parse(data["dnp"])
-            return Item(data.get("id", f"line-{line}"), "position", line, data["dnp"])
-        if "deal" in data and "moves" in data:
-            if not isinstance(data["deal"], str) or not isinstance(data["moves"], str):
-                raise ItemError("'deal' and 'moves' must be strings")
-            Position.parse(data["deal"])
-            return Item(data.get("id", f"line-{line}"), "game", line,
+            return Item(item_id, "position", line, data["dnp"])
+        if "deal" in data or "moves" in data:
+            item_id = _item_id(data, line)
+            try:
+                check_record(data, REPLAY_FIELDS)
+            except RecordError as e:
+                raise ItemError(f"game record field {e.field}: {e.reason}") from None
+            return Item(item_id, "game", line,
                         dict(deal=data["deal"], moves=data["moves"], players=data.get("players")))
         raise ItemError("a JSON item needs 'dnp' (a position) or 'deal' and 'moves' (a game record)")
     Position.parse(text)

@@ -5,6 +5,12 @@ positions are solved once; the hardest items (most cards in hand) start first, t
 tail; every result is written the moment it is ready; the ids already in the output are
 skipped, so an interrupted run resumes where it stopped.
 
+Ids are strings or integers, unique in the input, compared by their JSON text (`1` and
+`"1"` are two ids). Every result carries the settings that shape it (`analyse`: format
+version, output format, mark thresholds); a run refuses to resume into output written
+with other settings. A CSV result of several rows counts as done only when all of them
+(`row` 1 to `of`) are in the file; the rows of one cut short are removed and redone.
+
 >>> import io
 >>> bad = []
 >>> items = read_items(io.StringIO("not a position\\n\\n# a comment\\n"), lambda n, why: bad.append(n))
@@ -15,31 +21,58 @@ skipped, so an interrupted run resumes where it stopped.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .analysis import Item, ItemError, analyse_item, parse_item
+from .analysis import BLUNDER, MISTAKE, Item, ItemError, analyse_item, id_key, parse_item
 from .notation import PositionError
-from .jsonl import open_append, read_jsonl
+from .jsonl import OutputFileError, open_append, read_lines
 from .parallel import run_tasks
 
+# The version of the results' form; raise it whenever a change makes results differ, so
+# that a run never resumes into output written the old way.
+FORMAT_VERSION = 1
+
+# The first columns are those of the first CSV form; later ones are only ever added.
 CSV_COLUMNS = ["id", "type", "line", "skipped", "ply", "player", "dnp", "mode", "best", "move", "played",
-               "expected", "win", "draw", "loss", "margin", "open_outcome", "open_margin", "expected_loss", "mark"]
+               "expected", "win", "draw", "loss", "margin", "open_outcome", "open_margin", "expected_loss", "mark",
+               "id_json", "row", "of", "analyse"]
 
 
 def read_items(stream, on_bad_line) -> list[Item]:
-    """Items of an input stream; `on_bad_line(number, reason)` for each line that is not one."""
+    """Items of an input stream; `on_bad_line(number, reason)` for each line that is not one.
+
+    The stream may give bytes (each line is decoded alone, so one line of invalid UTF-8
+    is one bad line) or text. An id given twice is a bad line at its second use.
+    """
     items = []
+    seen: dict[str, int] = {}
     for number, text in enumerate(stream, 1):
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as e:
+                on_bad_line(number, f"not valid UTF-8 (byte {e.object[e.start]:#04x} at column {e.start + 1})")
+                continue
+        if number == 1:
+            text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
         if not text.strip() or text.lstrip().startswith("#"):
             continue
         try:
-            items.append(parse_item(text, number))
+            item = parse_item(text, number)
         except (ItemError, PositionError) as e:
             on_bad_line(number, str(e))
+            continue
+        key = id_key(item.id)
+        if key in seen:
+            on_bad_line(number, f"id {key:.80} is already the id of line {seen[key]}")
+            continue
+        seen[key] = number
+        items.append(item)
     return items
 
 
@@ -51,21 +84,105 @@ def item_key(item: Item) -> tuple:
     return ("game", item.data["deal"], item.data["moves"])
 
 
-def existing_results(path: str, as_csv: bool) -> tuple[set[str], list[dict]]:
-    """Ids already written to an earlier output (as strings), and its JSONL results (none for CSV).
+def settings(as_csv: bool) -> dict:
+    """What shapes the results of a run, stored with each of them: resume only into the same.
 
-    A line cut by an interruption is ignored: its item is analysed again.
+    >>> settings(as_csv=False)
+    {'version': 1, 'format': 'jsonl', 'blunder': '1/4', 'mistake': '1/10'}
     """
-    ids: set[str] = set()
-    results: list[dict] = []
-    if not os.path.exists(path):
-        return ids, results
-    if as_csv:
-        with open(path, newline="") as f:
-            ids = {row["id"] for row in csv.DictReader(f) if row.get("id")}
-        return ids, results
-    results = read_jsonl(path, check=lambda result: result["id"])
-    return {str(result["id"]) for result in results}, results
+    return dict(version=FORMAT_VERSION, format="csv" if as_csv else "jsonl", blunder=str(BLUNDER),
+                mistake=str(MISTAKE))
+
+
+class OutputMismatch(ValueError):
+    """An output file a run must not resume into: written by other settings, or not by `dnoir analyse`."""
+
+
+@dataclass
+class Previous:
+    """What an earlier run left in the output: ids done (see id_key), its JSONL results, and
+    for CSV the bytes to keep (the rest is a cut row or a result cut short)."""
+
+    done: set[str] = field(default_factory=set)
+    results: list[dict] = field(default_factory=list)
+    keep: int | None = None
+
+
+def existing_results(path: str, as_csv: bool) -> Previous:
+    """What an earlier run wrote to `path`; OutputMismatch if it was written with other settings.
+
+    A line cut by an interruption (and, in CSV, a result not all of whose rows are there)
+    does not count: its item is analysed again.
+    """
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return Previous(keep=0)
+    with open(path, "rb") as f:
+        start = f.read(1)
+    if as_csv and start == b"{":
+        raise OutputMismatch(f"{path} holds JSONL results: resume it without --csv, or choose another --out")
+    if not as_csv and start != b"{":
+        raise OutputMismatch(f"{path} does not hold JSONL results of dnoir analyse (CSV? add --csv), "
+                             "so it is not resumed: choose another --out")
+    return _csv_results(path) if as_csv else _jsonl_results(path)
+
+
+def _jsonl_results(path: str) -> Previous:
+    expected = settings(as_csv=False)
+    previous = Previous()
+    for number, line in read_lines(path):
+        try:
+            result = json.loads(line)
+        except (TypeError, ValueError):
+            continue  # cut by an interruption (or not UTF-8): redone
+        if not isinstance(result, dict):
+            continue
+        if result.get("analyse") != expected:
+            raise OutputMismatch(_mismatch(path, number, result.get("analyse"), expected))
+        if isinstance(result.get("id"), bool) or not isinstance(result.get("id"), (str, int)):
+            continue
+        previous.done.add(id_key(result["id"]))
+        previous.results.append(result)
+    return previous
+
+
+def _csv_results(path: str) -> Previous:
+    expected = json.dumps(settings(as_csv=True))
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "surrogateescape")
+    stream = io.StringIO(text, newline="")
+    reader = csv.reader(stream)
+    previous = Previous(keep=0)
+    header = next(reader, None)
+    if not text[:stream.tell()].endswith("\n"):
+        return previous  # only a cut header: start afresh
+    if header != CSV_COLUMNS:
+        raise OutputMismatch(f"{path} does not have the columns of this version's dnoir analyse --csv, so it is "
+                             "not resumed: choose another --out")
+    keep = stream.tell()
+    column = {name: i for i, name in enumerate(CSV_COLUMNS)}
+    run = (None, 0)  # (id_json, rows in a row so far) of the result being read
+    for number, row in enumerate(reader, 2):
+        end = stream.tell()
+        if text[end - 1] != "\n" or len(row) != len(CSV_COLUMNS):
+            run = (None, 0)
+            continue  # a row cut by an interruption
+        if row[column["analyse"]] != expected:
+            raise OutputMismatch(_mismatch(path, number, row[column["analyse"]], expected))
+        ident, index, of = row[column["id_json"]], row[column["row"]], row[column["of"]]
+        run = (ident, 1) if index == "1" else (ident, run[1] + 1) if run[0] == ident else (None, 0)
+        if run[0] is not None and str(run[1]) == index == of:  # rows 1 to `of` of one result, in order
+            previous.done.add(ident)
+            keep = end
+    previous.keep = len(text[:keep].encode("utf-8", "surrogateescape"))
+    return previous
+
+
+def _mismatch(path: str, number: int, found, expected) -> str:
+    if not found:
+        return (f"{path} line {number} has no analyse settings (an older dnoir, or not dnoir analyse), "
+                "so it is not resumed: choose another --out")
+    return (f"{path} was written with other settings ({found} at line {number}, this run: {expected}), "
+            "so it is not resumed: choose another --out")
 
 
 @dataclass
@@ -78,11 +195,11 @@ class Plan:
 
 
 def make_plan(items: list[Item], done: set[str]) -> Plan:
-    """The plan for `items` less those whose id is in `done`: one task per distinct analysis."""
+    """The plan for `items` less those whose id is in `done` (by id_key): one task per distinct analysis."""
     copies: dict[tuple, list[Item]] = {}
     skipped_done = 0
     for item in items:
-        if str(item.id) in done:
+        if id_key(item.id) in done:
             skipped_done += 1
             continue
         copies.setdefault(item_key(item), []).append(item)
@@ -158,29 +275,52 @@ def result_for(item: Item, result: dict) -> dict:
 
 
 def csv_rows(result: dict) -> list[dict]:
-    """A result as CSV rows: one per move of a position, one per decision of a game."""
+    """A result as CSV rows: one per move of a position, one per decision of a game (one if it has none).
+
+    Each row says which it is (`row` of `of`), so that a resume can tell a result cut short
+    by an interruption; `id_json` keeps the id's type (1 or "1"), `analyse` the settings.
+    """
     base = dict(id=result["id"], type=result["type"], line=result["line"])
     if "skipped" in result:
-        return [dict(base, skipped=result["skipped"], dnp=result.get("dnp", ""))]
-    if result["type"] == "position":
+        rows = [dict(base, skipped=result["skipped"], dnp=result.get("dnp", ""))]
+    elif result["type"] == "position":
         open_moves = {m["move"]: m for m in result.get("open", {}).get("moves", [])}
-        return [dict(base, dnp=result["dnp"], mode=result["mode"], best=result["best"], move=m["move"],
+        rows = [dict(base, dnp=result["dnp"], mode=result["mode"], best=result["best"], move=m["move"],
                      expected=m["expected"], win=m["win"], draw=m["draw"], loss=m["loss"], margin=m["margin"],
                      open_outcome=open_moves.get(m["move"], {}).get("outcome", ""),
                      open_margin=open_moves.get(m["move"], {}).get("margin", ""))
                 for m in result["moves"]]
-    return [dict(base, ply=d["ply"], player=d["player"], dnp=d["dnp"], best=d["best"], played=d["played"],
-                 move=d["played"], expected=d["expected_played"], expected_loss=d["loss"], mark=d["mark"])
-            for d in result["decisions"]]
+    else:
+        rows = [dict(base, ply=d["ply"], player=d["player"], dnp=d["dnp"], best=d["best"], played=d["played"],
+                     move=d["played"], expected=d["expected_played"], expected_loss=d["loss"], mark=d["mark"])
+                for d in result["decisions"]] or [dict(base)]  # a game with no round-4 decision: still done
+    settings_text = json.dumps(settings(as_csv=True))
+    for number, row in enumerate(rows, 1):
+        row.update(id_json=id_key(result["id"]), row=number, of=len(rows), analyse=settings_text)
+    return rows
 
 
 class Writer:
-    """Appends results to OUT (or a stream such as standard output) as JSONL or CSV, flushing each one."""
+    """Appends results to OUT (or a stream such as standard output) as JSONL or CSV, flushing each one.
 
-    def __init__(self, path: str | None, as_csv: bool, stream=None):
-        fresh = path is None or not os.path.exists(path) or os.path.getsize(path) == 0
+    Before appending to OUT it cuts off what an interrupted run left unfinished: a torn
+    last line, and for CSV the rows of a result cut short (`keep`: the bytes to keep, as
+    existing_results found them).
+    """
+
+    def __init__(self, path: str | None, as_csv: bool, stream=None, keep: int | None = None):
         self.owned = path is not None
-        self.file = open_append(path, newline="") if path is not None else stream
+        self.settings = settings(as_csv)
+        fresh = True
+        if path is None:
+            self.file = stream
+        elif as_csv:
+            if keep is not None and os.path.exists(path):
+                _truncate(path, keep)
+            fresh = not os.path.exists(path) or os.path.getsize(path) == 0
+            self.file = open_append(path, newline="", is_whole=lambda line: False)  # a CSV row ends in a newline
+        else:
+            self.file = open_append(path)
         self.csv = csv.DictWriter(self.file, fieldnames=CSV_COLUMNS, extrasaction="ignore") if as_csv else None
         if self.csv is not None and fresh:
             self.csv.writeheader()
@@ -190,13 +330,21 @@ class Writer:
         if self.csv is not None:
             self.csv.writerows(csv_rows(result))
         else:
-            self.file.write(json.dumps(result) + "\n")
+            self.file.write(json.dumps(dict(result, analyse=self.settings)) + "\n")
         self.file.flush()
 
     def close(self) -> None:
         """Close the output file (a stream given by the caller stays open)."""
         if self.owned:
             self.file.close()
+
+
+def _truncate(path: str, size: int) -> None:
+    try:
+        with open(path, "r+b") as f:
+            f.truncate(size)
+    except OSError as e:
+        raise OutputFileError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def run_plan(plan: Plan, workers: int = 1, scheduler: str | None = None):

@@ -225,18 +225,33 @@ def _budgets(specs) -> dict:
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "index", type=click.IntRange(0), default=0, show_default=True,
-              help="Which game of the file (0 = the first record).")
+              help="Which game of the file (0 = the first record; every non-blank line is one).")
 def replay(file, index):
     """Step through a recorded game, showing the board after every move."""
-    from .match import read_records
+    from .jsonl import read_lines
+    from .records import REPLAY_FIELDS, RecordError, check_record
 
-    records = read_records(file, on_bad_line=lambda n, why: click.echo(
-        f"dnoir: warning: {file} line {n} is not a game record ({why}); skipped", err=True))
-    if index >= len(records):
-        raise click.UsageError(f"{file} holds {len(records)} game records; --game {index} is past the end")
-    record = records[index]
+    # Records are numbered by line, bad ones included, so that a bad line never shifts
+    # which game an index names; only the chosen record is read and checked.
+    count = 0
+    for number, text in read_lines(file):
+        if count == index:
+            break
+        count += 1
+    else:
+        raise click.UsageError(f"{file} holds {count} game records; --game {index} is past the end")
+    try:
+        if text is None:
+            raise RecordError("record", "not valid UTF-8")
+        try:
+            record = json.loads(text)
+        except ValueError as e:
+            raise RecordError("record", f"not valid JSON ({e})") from None
+        check_record(record, REPLAY_FIELDS)
+    except RecordError as e:
+        raise click.UsageError(f"{file} line {number} (--game {index}) is not a game record: {e}") from None
     pos = Position.parse(record["deal"])
-    players = record.get("players", {})
+    players = record.get("players") or {}
     click.echo(f"game {index}: a = {players.get('a')}, b = {players.get('b')}")
     click.echo(render_board(pos))
     for number, token in enumerate(record["moves"].split(), 1):
@@ -246,16 +261,30 @@ def replay(file, index):
         click.echo(render_board(pos))
     if "fault" in record:
         f = record["fault"]
-        click.echo(f"\n{f['player']} forfeits: {f['kind']} ({f['detail']})")
-    result = record["result"]
-    click.echo(f"\nresult: {result['winner']} ({result['how']})")
+        click.echo(f"\n{f['player']} forfeits: {f['kind']} ({f.get('detail')})")
+    result = record.get("result")
+    if result is not None:
+        click.echo(f"\nresult: {result['winner']} ({result['how']})")
+    else:
+        outcome = pos.result()
+        click.echo(f"\nresult (from the moves): {outcome.winner} ({outcome.how})" if outcome.over
+                   else "\nthe record ends before the game does")
+
+
+def _writable_out(ctx, param, value):
+    """--out must be a file in a folder that exists (checked before any work)."""
+    if value is not None:
+        folder = os.path.dirname(os.path.abspath(value))
+        if not os.path.isdir(folder):
+            raise click.BadParameter(f"{value}: the folder {folder} does not exist", param_hint="'--out'")
+    return value
 
 
 @cli.command()
 @click.argument("input_file", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=_writable_out,
               help="Write results here as they finish (default: standard output); ids already in it are "
-                   "skipped, so an interrupted run resumes.")
+                   "skipped, so an interrupted run resumes (only output written with the same settings).")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV rather than JSONL.")
 @click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: every core).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -264,10 +293,13 @@ def analyse(input_file, out, as_csv, workers, scheduler):
     """Solve every round-4 position of INPUT exactly and annotate the round-4 decisions of games.
 
     INPUT holds DNP lines, JSON positions {"id": ..., "dnp": ...} and JSON game records (as
-    `dnoir match --out` writes them), in any mix, one a line. A bad line is reported with
-    its number and the rest still runs; the exit code is then 1.
+    `dnoir match --out` writes them), in any mix, one a line. Ids are strings or integers
+    (1 and "1" are different), each used once. A bad line is reported with its number and
+    the rest still runs; the exit code is then 1.
     """
-    from .batch import Summary, Writer, existing_results, make_plan, read_items, run_plan
+    from .batch import OutputMismatch, Previous, Summary, Writer, existing_results, make_plan, read_items, run_plan
+    from .analysis import id_key
+    from .jsonl import OutputFileError
 
     summary = Summary()
 
@@ -275,18 +307,24 @@ def analyse(input_file, out, as_csv, workers, scheduler):
         summary.bad_lines += 1
         click.echo(f"dnoir: {input_file} line {number}: {' '.join(reason.split())}", err=True)
 
-    with click.open_file(input_file) as stream:
+    with click.open_file(input_file, "rb") as stream:  # bytes: each line is decoded alone
         items = read_items(stream, bad_line)
-    done, previous = existing_results(out, as_csv) if out is not None else (set(), [])
-    plan = make_plan(items, done)
+    try:
+        previous = existing_results(out, as_csv) if out is not None else Previous()
+    except OutputMismatch as e:
+        raise click.UsageError(f"--out {e}") from None
+    plan = make_plan(items, previous.done)
     summary.already_done = plan.skipped_done
-    wanted = {str(item.id) for item in items}
-    for result in previous:
-        if str(result["id"]) in wanted:
+    wanted = {id_key(item.id) for item in items}
+    for result in previous.results:
+        if id_key(result["id"]) in wanted:
             summary.add(result, fresh=False)
     if plan.skipped_done:
         click.echo(f"resuming: {plan.skipped_done} items already in {out}", err=True)
-    writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"))
+    try:
+        writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"), keep=previous.keep)
+    except OutputFileError as e:
+        raise click.UsageError(f"--out {e}") from None
     results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler)
     interrupted = False
     try:

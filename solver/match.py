@@ -91,7 +91,8 @@ def run_jobs(jobs: list[GameJob], workers: int = 1, scheduler: str | None = None
 
 def read_records(path, on_bad_line: Callable[[int, str], None] | None = None) -> list[dict]:
     """The game records of a JSONL file; a bad line (e.g. cut by a crash) is reported and skipped."""
-    return read_jsonl(path, on_bad_line, check=record_key)
+    from .records import MATCH_FIELDS, check_record
+    return read_jsonl(path, on_bad_line, check=lambda record: record_key(check_record(record, MATCH_FIELDS)))
 
 
 @dataclass(frozen=True)
