@@ -234,7 +234,7 @@ def replay(file, index):
     # Records are numbered by line, bad ones included, so that a bad line never shifts
     # which game an index names; only the chosen record is read and checked.
     count = 0
-    for number, text in read_lines(file):
+    for line_number, text in read_lines(file):
         if count == index:
             break
         count += 1
@@ -249,7 +249,7 @@ def replay(file, index):
             raise RecordError("record", f"not valid JSON ({e})") from None
         check_record(record, REPLAY_FIELDS)
     except RecordError as e:
-        raise click.UsageError(f"{file} line {number} (--game {index}) is not a game record: {e}") from None
+        raise click.UsageError(f"{file} line {line_number} (--game {index}) is not a game record: {e}") from None
     pos = Position.parse(record["deal"])
     players = record.get("players") or {}
     click.echo(f"game {index}: a = {players.get('a')}, b = {players.get('b')}")
@@ -313,6 +313,8 @@ def analyse(input_file, out, as_csv, workers, scheduler):
         previous = existing_results(out, as_csv) if out is not None else Previous()
     except OutputMismatch as e:
         raise click.UsageError(f"--out {e}") from None
+    except OSError as e:
+        raise click.UsageError(f"--out {out}: cannot read it ({e.strerror or e})") from None
     plan = make_plan(items, previous.done)
     summary.already_done = plan.skipped_done
     wanted = {id_key(item.id) for item in items}
