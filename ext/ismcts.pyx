@@ -30,6 +30,7 @@ ctypedef struct Node:
     int32_t next_sibling
     uint32_t visits
     uint32_t avail
+    uint32_t draws      # drawn results among the visits: with `reward`, gives wins and the variance
     double reward       # summed rewards for `player`
     double margin       # summed final margins for `player`
     uint8_t move
@@ -97,6 +98,7 @@ cdef class Searcher:
         self.nodes[i].next_sibling = NO_NODE
         self.nodes[i].visits = 0
         self.nodes[i].avail = 0
+        self.nodes[i].draws = 0
         self.nodes[i].reward = 0
         self.nodes[i].margin = 0
         self.nodes[i].move = move
@@ -166,6 +168,7 @@ cdef class Searcher:
             ch.visits += 1
             if winner == DRAW:
                 ch.reward += 0.5
+                ch.draws += 1
             elif winner == p:
                 ch.reward += 1.0
             ch.margin += scores[p].total - scores[1 - p].total
@@ -222,6 +225,17 @@ cdef class Searcher:
             moves[n.move] = (n.visits, n.reward, n.margin)
             child = n.next_sibling
         return moves
+
+    def root_draws(self):
+        """{move: drawn results} of the root's children: wins are reward - draws / 2."""
+        cdef Node *n
+        cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
+        draws = {}
+        while child != NO_NODE:
+            n = &self.nodes[child]
+            draws[n.move] = n.draws
+            child = n.next_sibling
+        return draws
 
     @property
     def nodes_used(self):

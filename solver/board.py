@@ -95,21 +95,28 @@ def render_solve(result) -> str:
 
 
 def render_advice(pos, advice) -> str:
-    """Every move's figures (a `search.Advice`), best first, the recommendation and the search figures."""
+    """Every move's figures (a `search.Advice`), best first, the recommendation, how sure it is,
+    and the search figures."""
     mover = PLAYERS[pos.to_move]
     out = [f"round {pos.round}, {mover} to move: recommended {advice.best}"]
     if advice.exact:
         out.append(f"exact: round 4, solved over all {advice.worlds} hands the opponent may hold")
-        out.append("move  expected   margin")
+        out.append("move  expected     win    draw    loss   margin")
         for m in advice.moves:
-            out.append(f"{m.move:<4}  {m.expected:>8.4f}  {m.margin:>+7.2f}")
+            out.append(f"{m.move:<4}  {m.expected:>8.4f}  {m.win:>6.1%}  {m.draw:>6.1%}  {m.loss:>6.1%}  "
+                       f"{m.margin:>+7.2f}")
         out.append(f"time {advice.seconds * 1000:.1f} ms")
-    else:
-        out.append("move    share     visits  expected   margin")
-        for m in advice.moves:
-            out.append(f"{m.move:<4}  {m.share:>6.1%}  {m.visits:>9,}  {m.expected:>8.4f}  {m.margin:>+7.2f}")
-        out.append(f"iterations {advice.iterations:,}  {advice.iterations_per_second:,.0f} per second  "
-                   f"threads {advice.threads}  time {advice.seconds:.2f} s")
+        return "\n".join(out)
+    out.append("move    share     visits  expected  ± s.e.     win    draw    loss   margin")
+    for m in advice.moves:
+        out.append(f"{m.move:<4}  {m.share:>6.1%}  {m.visits:>9,}  {m.expected:>8.4f}  {m.se:>6.4f}  "
+                   f"{m.win:>6.1%}  {m.draw:>6.1%}  {m.loss:>6.1%}  {m.margin:>+7.2f}")
+    if advice.close_call:
+        out.append(f"close call: {', '.join(advice.close_call)} cannot be separated by the evidence "
+                   "(expected scores within 1.96 standard errors); give more time or iterations")
+    out.append(f"recommended: {advice.rule}")
+    out.append(f"iterations {advice.iterations:,}  {advice.iterations_per_second:,.0f} per second  "
+               f"threads {advice.threads}  time {advice.seconds:.2f} s")
     return "\n".join(out)
 
 

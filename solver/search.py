@@ -11,10 +11,11 @@ Same seed, same thread count and a fixed number of iterations give the same answ
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._ismcts import NODE_BYTES, Searcher
 from .cards import Move
@@ -30,10 +31,13 @@ SLICE_SECONDS = 0.1
 
 @dataclass(frozen=True)
 class MoveStats:
-    """One legal move's evidence: share of the search and its estimated score and margin.
+    """One legal move's evidence: share of the search, estimated score with its standard error,
+    win/draw/loss estimates and mean margin.
 
-    `expected` is the win probability with draws counted as 1/2; in exact mode it is the
-    exact expected score and `visits`/`share` are None.
+    `expected` is the win probability with draws counted as 1/2 and `se` its standard
+    error (the spread of the results the move's visits backed up, over the square root of
+    the visits); in exact mode `expected` is the exact expected score, `se` is 0 and
+    `visits`/`share` are None.
     """
 
     move: str
@@ -41,16 +45,69 @@ class MoveStats:
     share: float | None
     expected: float
     margin: float
+    se: float = 0.0
+    win: float = 0.0
+    draw: float = 0.0
+    loss: float = 0.0
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints each move."""
         return dict(move=self.move, visits=self.visits, share=self.share,
-                    expected=round(self.expected, 6), margin=round(self.margin, 4))
+                    expected=round(self.expected, 6), se=round(self.se, 6), win=round(self.win, 6),
+                    draw=round(self.draw, 6), loss=round(self.loss, 6), margin=round(self.margin, 4))
+
+
+# The rule that picks the recommended move, as the output states it.
+RULE = ("the most visited move, unless another move with at least {min_visits} visits has an "
+        "expected score higher by more than the standard error of the difference")
+# Below this many visits a move's standard error is itself too unreliable to overrule the visits.
+MIN_VISITS_TO_OVERRULE = 100
+# Two moves whose expected scores differ by less than this many standard errors of the
+# difference cannot be told apart by the evidence (about 95% two-sided): a close call.
+CLOSE_CALL_Z = 1.96
+
+
+def _difference_se(a: MoveStats, b: MoveStats) -> float:
+    return math.sqrt(a.se ** 2 + b.se ** 2)
+
+
+def recommend(moves: list[MoveStats]) -> tuple[list[MoveStats], list[str]]:
+    """The moves in the order advice shows them (the recommended one first, then by visits),
+    and the moves the evidence cannot separate from the recommended one (empty when clear).
+
+    The rule is RULE: visits are the robust choice of MCTS, but when two moves split the
+    visits (as root-parallel trees can), the expected scores decide once their difference
+    is larger than its standard error.
+
+    >>> a = MoveStats("8", 435, 0.435, 0.623, 0.0, se=0.0023)
+    >>> b = MoveStats("+3", 420, 0.42, 0.628, 0.0, se=0.0023)
+    >>> c = MoveStats("T", 145, 0.145, 0.40, 0.0, se=0.04)
+    >>> ordered, close = recommend([a, b, c])
+    >>> [m.move for m in ordered], close
+    (['+3', '8', 'T'], ['+3', '8'])
+    """
+    by_visits = sorted(moves, key=lambda m: (-(m.visits or 0), -m.expected))
+    if not by_visits or by_visits[0].visits is None:  # exact values: the best expected score
+        ordered = sorted(moves, key=lambda m: -m.expected)
+        return ordered, []
+    best = by_visits[0]
+    challengers = [m for m in by_visits[1:] if m.visits >= MIN_VISITS_TO_OVERRULE
+                   and m.expected - best.expected > _difference_se(m, best)]
+    if challengers:
+        best = max(challengers, key=lambda m: m.expected)
+    ordered = [best] + [m for m in by_visits if m is not best]
+    close = [m.move for m in ordered[1:] if (m.visits or 0) >= MIN_VISITS_TO_OVERRULE
+             and abs(best.expected - m.expected) <= CLOSE_CALL_Z * _difference_se(m, best)]
+    return ordered, ([best.move] + close if close else [])
 
 
 @dataclass(frozen=True)
 class Advice:
     """The recommendation for the side to move, with every legal move's figures, best first.
+
+    `close_call` names the recommended move and those the evidence cannot separate from
+    it (empty when the recommendation is clear): more budget is the advice. `rule` says
+    how the recommended move was picked.
 
     >>> pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
     >>> advice = advise(pos, iterations=2000, threads=1, seed=1)
@@ -65,6 +122,14 @@ class Advice:
     exact: bool
     threads: int
     worlds: int | None = None
+    close_call: list[str] = field(default_factory=list)
+
+    @property
+    def rule(self) -> str:
+        """How the recommended move was chosen, in words."""
+        if self.exact:
+            return "the highest exact expected score over every hand the opponent may hold"
+        return RULE.format(min_visits=MIN_VISITS_TO_OVERRULE)
 
     @property
     def iterations_per_second(self) -> float:
@@ -73,7 +138,8 @@ class Advice:
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints it."""
-        return dict(best=self.best, exact=self.exact, moves=[m.to_dict() for m in self.moves],
+        return dict(best=self.best, exact=self.exact, rule=self.rule, close_call=self.close_call,
+                    moves=[m.to_dict() for m in self.moves],
                     iterations=self.iterations, seconds=round(self.seconds, 6),
                     iterations_per_second=round(self.iterations_per_second, 1),
                     threads=self.threads, worlds=self.worlds)
@@ -104,7 +170,7 @@ class IsmctsSearch:
     >>> search = IsmctsSearch(pos, threads=2, seed=3)
     >>> search.run(iterations=1000)
     1000
-    >>> sum(v for v, _, _ in search.root_stats().values())
+    >>> sum(v for v, _, _, _ in search.root_stats().values())
     1000
     """
 
@@ -143,29 +209,51 @@ class IsmctsSearch:
         """Iterations made so far, over every thread."""
         return sum(s.iterations for s in self.searchers)
 
-    def root_stats(self) -> dict[int, tuple[int, float, float]]:
-        """{move: (visits, reward sum, margin sum)} summed over the threads' trees."""
+    def root_stats(self) -> dict[int, tuple[int, float, float, int]]:
+        """{move: (visits, reward sum, margin sum, draws)} summed over the threads' trees.
+
+        Root parallelism merges by adding: every tree's visits are independent samples of
+        the same root, so sums give one estimate whatever the thread count.
+        """
         merged: dict[int, list] = {}
         for searcher in self.searchers:
+            draws = searcher.root_draws()
             for move, (visits, reward, margin) in searcher.root_stats().items():
-                acc = merged.setdefault(move, [0, 0.0, 0.0])
+                acc = merged.setdefault(move, [0, 0.0, 0.0, 0])
                 acc[0] += visits
                 acc[1] += reward
                 acc[2] += margin
+                acc[3] += draws[move]
         return {m: tuple(v) for m, v in merged.items()}
 
     def ranked(self) -> list[MoveStats]:
-        """Every legal move, most visited first (ties: higher expected score, canonical order)."""
+        """Every legal move, the recommended one first (see `recommend`), then by visits."""
+        return recommend(self.move_stats())[0]
+
+    def move_stats(self) -> list[MoveStats]:
+        """Every legal move's figures, in canonical order."""
         stats = self.root_stats()
-        total = sum(v for v, _, _ in stats.values()) or 1
+        total = sum(v[0] for v in stats.values()) or 1
         moves = []
         for m in self.view._core().legal_moves():
-            visits, reward, margin = stats.get(m, (0, 0.0, 0.0))
-            moves.append(MoveStats(move=str(Move(m)), visits=visits, share=visits / total,
-                                   expected=reward / visits if visits else 0.0,
-                                   margin=margin / visits if visits else 0.0))
-        moves.sort(key=lambda s: (-s.visits, -s.expected))
+            visits, reward, margin, draws = stats.get(m, (0, 0.0, 0.0, 0))
+            moves.append(_move_stats(str(Move(m)), visits, reward, margin, draws, total))
         return moves
+
+
+def _move_stats(move: str, visits: int, reward: float, margin: float, draws: int, total: int) -> MoveStats:
+    """A move's figures from its summed results: each result is 1, 1/2 or 0, so the wins and
+    draws give the mean and the variance exactly."""
+    if visits == 0:
+        return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5)
+    wins = reward - draws / 2
+    mean = reward / visits
+    second_moment = (wins + draws / 4) / visits
+    variance = max(second_moment - mean * mean, 0.0)
+    # one visit tells nothing of the spread: assume the widest (a fair coin) rather than 0
+    se = math.sqrt(variance / (visits - 1)) if visits > 1 else 0.5
+    return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=margin / visits,
+                     se=se, win=wins / visits, draw=draws / visits, loss=1 - (wins + draws) / visits)
 
 
 def advise(pos: Position, seconds: float | None = None, iterations: int | None = None,
@@ -185,7 +273,8 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
     if view.round == ROUNDS and exact:
         result = solve(view, mode="view")
         moves = [MoveStats(move=m.move, visits=None, share=None, expected=float(m.expected),
-                           margin=float(m.margin)) for m in result.moves]
+                           margin=float(m.margin), win=float(m.win), draw=float(m.draw), loss=float(m.loss))
+                 for m in result.moves]
         return Advice(best=result.best, moves=moves, iterations=0, seconds=time.perf_counter() - start,
                       exact=True, threads=1, worlds=result.worlds)
     if iterations is None and seconds is None:
@@ -206,9 +295,9 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
                     on_progress(search)
     finally:
         search.close()
-    moves = search.ranked()
+    moves, close = recommend(search.move_stats())
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
-                  seconds=time.perf_counter() - start, exact=False, threads=threads)
+                  seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close)
 
 
 def memory_bound_mb(max_nodes: int = DEFAULT_MAX_NODES) -> float:

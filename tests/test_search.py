@@ -91,7 +91,7 @@ def test_every_legal_move_is_reported_best_first():
     _, view = mid_game_view(9, 10)
     advice = advise(view, iterations=4000, threads=1, seed=3)
     assert {m.move for m in advice.moves} == {str(m) for m in view.legal_moves()}
-    visits = [m.visits for m in advice.moves]
+    visits = [m.visits for m in advice.moves[1:]]  # the recommended move first, then by visits
     assert visits == sorted(visits, reverse=True) and advice.best == advice.moves[0].move
     assert abs(sum(m.share for m in advice.moves) - 1) < 1e-9
     assert all(0 <= m.expected <= 1 for m in advice.moves)
@@ -125,5 +125,52 @@ def test_root_parallel_merges_all_threads():
     _, view = mid_game_view(12, 2)
     search = IsmctsSearch(view, threads=3, seed=4)
     assert search.run(iterations=3001) == 3001
-    assert sum(v for v, _, _ in search.root_stats().values()) == 3001
+    assert sum(v for v, _, _, _ in search.root_stats().values()) == 3001
     search.close()
+
+
+# -- how sure the advice is -------------------------------------------------------------
+
+def test_standard_errors_and_outcomes_add_up():
+    _, view = mid_game_view(21, 9)
+    advice = advise(view, iterations=6000, threads=1, seed=2)
+    for m in advice.moves:
+        assert m.win + m.draw + m.loss == pytest.approx(1.0)
+        assert m.expected == pytest.approx(m.win + m.draw / 2)
+        # results are 0, 1/2 or 1: the spread is at most 1/2, so se <= 0.5 / sqrt(visits - 1)
+        assert 0 <= m.se <= 0.5 / (m.visits - 1) ** 0.5 + 1e-12
+    # a move with many visits and a non-degenerate record has a positive standard error
+    top = max(advice.moves, key=lambda m: m.visits)
+    assert 0 < top.expected < 1 and top.se > 0
+
+
+def test_a_move_with_a_clearly_higher_expected_score_overrules_the_visits():
+    from solver.search import MoveStats, recommend
+
+    most_visited = MoveStats("8", 5000, 0.5, 0.60, 0.0, se=0.005)
+    better = MoveStats("+3", 4000, 0.4, 0.65, 0.0, se=0.005)
+    rare = MoveStats("T", 50, 0.005, 0.99, 0.0, se=0.01)  # too few visits to overrule anything
+    ordered, close = recommend([most_visited, better, rare])
+    assert [m.move for m in ordered] == ["+3", "8", "T"] and close == []
+    ordered, close = recommend([most_visited, MoveStats("+3", 4000, 0.4, 0.603, 0.0, se=0.005)])
+    assert ordered[0].move == "8" and close == ["8", "+3"]
+
+
+def test_the_readme_example_is_a_close_call_and_says_so():
+    pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
+    advice = advise(pos, iterations=100_000, threads=2, seed=1)
+    assert advice.close_call[:1] == [advice.best] and len(advice.close_call) >= 2
+    assert set(advice.close_call) <= {"8", "+3", "T"}
+
+
+@pytest.mark.slow
+def test_thread_count_does_not_flip_a_clear_recommendation():
+    clear = 0
+    for seed in range(12):
+        _, view = mid_game_view(300 + seed, 3 * seed)
+        one = advise(view, iterations=200_000, threads=1, seed=seed)
+        two = advise(view, iterations=200_000, threads=2, seed=seed)
+        if not one.close_call and not two.close_call:
+            clear += 1
+            assert one.best == two.best, (str(view), one.best, two.best)
+    assert clear >= 5  # about half of these positions have a clear best move at this budget
