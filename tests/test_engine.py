@@ -218,6 +218,10 @@ def test_isready_and_stop_are_answered_during_a_long_search(engine):
     assert not any(line.startswith("bestmove") for line in e.ready())
     e.send("go movetime 100")
     assert e.expect("error").startswith("error busy")
+    e.send("dn")  # answered while searching, its block never split by info lines
+    e.expect("dnok")
+    block = e.lines[max(i for i, line in enumerate(e.lines) if line.startswith("id name")):]
+    assert len(block) == 6 and all(line.startswith("option name") for line in block[1:-1])
     e.send("stop")
     assert e.expect("bestmove").split()[1] in ROUND2_MOVES
     e.send("quit")
@@ -315,7 +319,6 @@ def test_same_seed_same_move_with_options(engine):
     assert answers[0] == answers[1]
 
 
-@pytest.mark.slow
 def test_a_10_mb_line_is_refused_in_one_short_line(engine):
     e = engine()
     e.send("position " + "5" * 10_000_000)
