@@ -13,8 +13,9 @@
 The main thread reads commands; a search runs in a worker thread, so that `isready`,
 `stop` and `quit` are answered while it runs. Every malformed or unknown command gets one
 line `error <reason>` (quoting at most a short prefix of the input) and the engine keeps
-running. `bestmove` arrives within movetime + 50 ms: the search stops 20 ms early and is
-cut into slices of 15 ms, between which it looks at the clock and at `stop`.
+running. `bestmove` arrives within movetime + 50 ms (with no more Threads than free cores):
+the search stops 20 ms early and is cut into slices of 15 ms, between which it looks at
+the clock and at `stop`.
 
 >>> import io
 >>> out = io.StringIO()
@@ -247,6 +248,8 @@ class Engine:
             handler(args, line)
         except ValueError as e:  # PositionError, ProtocolError, a bad number
             self.send(f"error {error_text(str(e))}")
+        except Exception as e:  # a bug must not end the session: one line, and the engine goes on
+            self.send(f"error internal error ({type(e).__name__}: {error_text(str(e))})")
         return True
 
     def cmd_dn(self, args, line):
