@@ -191,6 +191,21 @@ class IsmctsSearch:
         if self._pool is not None:
             self._pool.shutdown()
 
+    def advance(self, target: int, seconds: float) -> int:
+        """Search towards `target` iterations in all for at most `seconds`; returns the iterations made.
+
+        Each thread has a fixed share of `target` (as `run(iterations=target)` would give it),
+        so a search cut into many slices still ends with the same trees, whatever the clock did.
+        """
+        n = len(self.searchers)
+        shares = [target // n + (1 if i < target % n else 0) for i in range(n)]
+        jobs = [(s, k - s.iterations) for s, k in zip(self.searchers, shares) if k > s.iterations]
+        if not jobs:
+            return 0
+        if self._pool is None or len(jobs) == 1:
+            return sum(s.search(iterations=k, seconds=seconds) for s, k in jobs)
+        return sum(self._pool.map(lambda job: job[0].search(iterations=job[1], seconds=seconds), jobs))
+
     def run(self, iterations: int = 0, seconds: float = 0.0) -> int:
         """Search `iterations` more (split across the threads) and/or for `seconds`, whichever
         ends first; returns the iterations made."""
@@ -259,16 +274,28 @@ def _move_stats(move: str, visits: int, reward: float, margin: float, draws: int
 def advise(pos: Position, seconds: float | None = None, iterations: int | None = None,
            threads: int | None = None, seed: int = 0, policy: str = DEFAULT_POLICY,
            exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
-           exact: bool = True, on_progress=None) -> Advice:
+           exact: bool = True, on_progress=None, stop=None,
+           slice_seconds: float = SLICE_SECONDS) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
     Give `iterations` (reproducible with `seed`), `seconds` (default 1 s), or both (the
-    first reached ends the search). `threads` defaults to every core. `on_progress(search)`
-    is called after each slice of a timed search. In round 4 the answer is exact and the
-    budget is not used, unless `exact` is False.
+    first reached ends the search). `threads` defaults to every core. The search runs in
+    slices of `slice_seconds`; after each one `on_progress(search)` is called and `stop`
+    (a `threading.Event` or a callable returning True to stop) is checked, so another
+    thread can end the search early with the best move so far. At least one slice runs.
+    In round 4 the answer is exact and the budget is not used, unless `exact` is False
+    (the exact solve takes at most a few tens of milliseconds and is not interrupted).
+
+    >>> import threading
+    >>> halt = threading.Event()
+    >>> halt.set()  # stopped before it starts: one short slice, still a legal answer
+    >>> pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
+    >>> advise(pos, iterations=10**9, threads=1, stop=halt, slice_seconds=0.01).best in {"8", "+3", "T"}
+    True
     """
     view = mover_view(pos)
     threads = threads or os.cpu_count() or 1
+    stopped = _stop_test(stop)
     start = time.perf_counter()
     if view.round == ROUNDS and exact:
         result = solve(view, mode="view")
@@ -281,23 +308,38 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
         seconds = 1.0
     search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,
                           max_nodes=max_nodes)
+    deadline = start + seconds if seconds else None
     try:
-        if iterations is not None:
-            search.run(iterations=iterations, seconds=seconds or 0.0)
-        else:
-            deadline = start + seconds
-            while True:
-                left = deadline - time.perf_counter()
-                if left <= 0:
+        while True:
+            budget = slice_seconds
+            if deadline is not None:
+                budget = min(budget, deadline - time.perf_counter())
+                if budget <= 0:
                     break
-                search.run(seconds=min(SLICE_SECONDS, left))
-                if on_progress is not None:
-                    on_progress(search)
+            if iterations is not None:
+                if search.iterations >= iterations:
+                    break
+                search.advance(iterations, seconds=budget)
+            else:
+                search.run(seconds=budget)
+            if on_progress is not None:
+                on_progress(search)
+            if stopped():
+                break
     finally:
         search.close()
     moves, close = recommend(search.move_stats())
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
                   seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close)
+
+
+def _stop_test(stop):
+    """`stop` (None, an Event or a callable) as a callable answering "stop now?"."""
+    if stop is None:
+        return lambda: False
+    if hasattr(stop, "is_set"):
+        return stop.is_set
+    return stop
 
 
 def memory_bound_mb(max_nodes: int = DEFAULT_MAX_NODES) -> float:

@@ -1,7 +1,4 @@
-"""Bots behind one interface, the engine protocol through a real subprocess, and the arena."""
-
-import subprocess
-import sys
+"""Bots behind one interface and the arena (the engine protocol: tests/test_engine.py)."""
 
 import pytest
 
@@ -64,51 +61,3 @@ def test_duplicate_pair_plays_one_deal_with_seats_swapped():
     for token in first["moves"].split():
         replay = replay.play(token)
     assert replay.is_over and replay.result().winner == first["result"]["winner"]
-
-
-def engine_session(commands: str, tmp_path) -> list[str]:
-    proc = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "engine"], input=commands,
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert proc.returncode == 0 and proc.stderr == ""
-    return proc.stdout.splitlines()
-
-
-def test_engine_protocol_through_a_subprocess(tmp_path):
-    out = engine_session("\n".join([
-        "dn", "isready",
-        "position 68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a",
-        "go iterations 2000 seed 1",
-        "newgame",
-        "position 7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a",
-        "go movetime 200",
-        "quit",
-        "isready",  # after quit: never answered
-    ]) + "\n", tmp_path)
-    assert out[0].startswith("id name dnoir ") and out[1] == "dnok" and out[2] == "readyok"
-    best = [line for line in out if line.startswith("bestmove ")]
-    assert len(best) == 2
-    assert best[0].split()[1] in {"8", "+3", "T"}
-    assert best[1] == "bestmove 8"  # round 4, solved exactly: 8 loses least
-    assert out.count("readyok") == 1
-    assert all(line.split()[0] in {"id", "dnok", "readyok", "info", "bestmove"} for line in out)
-
-
-def test_engine_reports_errors_and_keeps_running(tmp_path):
-    out = engine_session("\n".join([
-        "hello", "go", "position", "position 5+2 678+3C/????? ./. 9 a -",
-        "position 5+2 ?????/678+3C ./. 1 a -",
-        "position 5+2 678+3C/????? ./. 1 a -",
-        "go movetime", "go movetime -5", "go depth 3", "go iterations 500 seed 2", "isready",
-    ]) + "\n", tmp_path)
-    errors = [line for line in out if line.startswith("error ")]
-    assert len(errors) == 8
-    assert "unknown command" in errors[0] and "no position" in errors[1]
-    assert "round" in errors[3] and "own hand" in errors[4]
-    assert out[-1] == "readyok" and out[-2].startswith("bestmove ")
-
-
-def test_engine_same_seed_same_move(tmp_path):
-    session = "position 68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a\ngo iterations 3000 seed 9\n"
-    first = [line for line in engine_session(session, tmp_path) if line.startswith("bestmove")]
-    second = [line for line in engine_session(session, tmp_path) if line.startswith("bestmove")]
-    assert first == second
