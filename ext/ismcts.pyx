@@ -30,9 +30,9 @@ ctypedef struct Node:
     int32_t next_sibling
     uint32_t visits
     uint32_t avail
-    uint32_t draws      # drawn results among the visits: with `reward`, gives wins and the variance
     double reward       # summed rewards for `player`
     double margin       # summed final margins for `player`
+    uint32_t draws      # drawn results among the visits: with `reward`, gives wins and the variance
     uint8_t move
     uint8_t player      # who made `move`
 
