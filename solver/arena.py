@@ -16,7 +16,7 @@ import atexit
 from dataclasses import asdict
 
 from .bots import make_bot, parse_spec
-from .external import EngineFault, ExternalBot
+from .external import EngineFault, ExternalBot, close_all_engines
 from .notation import PLAYERS
 from .position import Position
 from .search import thread_seed
@@ -38,13 +38,16 @@ def result_dict(pos: Position, fault: dict | None = None) -> dict:
 _ENGINES: dict[tuple, ExternalBot] = {}
 
 
-def _close_engines() -> None:
-    for engine in _ENGINES.values():
-        engine.close()
+def close_engines() -> None:
+    """Stop every external engine this process started and forget them (a worker's `at_exit`).
+
+    The next game starts its engines afresh.
+    """
     _ENGINES.clear()
+    close_all_engines()
 
 
-atexit.register(_close_engines)
+atexit.register(close_engines)
 
 
 def make_player(spec: str, seed: int = 0, movetime_ms: int | None = None, iterations: int | None = None):
@@ -71,14 +74,21 @@ def play_game(deal: Position, specs: tuple[str, str], seed: int = 0, movetime_ms
               iterations: int | None = None) -> dict:
     """Play one game from a full deal: specs[0] plays a, specs[1] plays b; return its record.
 
-    Each player sees only its own view. An external engine's fault ends the game, lost by
-    that engine, and the record logs the position it was asked about.
+    Each player sees only its own view. An external engine's fault (at the start of the
+    game or on a move) ends the game, lost by that engine, and the record logs the
+    position it was asked about (at the start: its view of the deal).
     """
     bots = [make_player(spec, thread_seed(seed, p), movetime_ms, iterations) for p, spec in enumerate(specs)]
-    for bot in bots:
-        bot.new_game()
     pos, moves, fault = deal, [], None
-    while not pos.is_over:
+    for p, bot in enumerate(bots):
+        # (re)starting an engine can fail too: that costs this game, not the match
+        try:
+            bot.new_game()
+        except EngineFault as e:
+            fault = dict(player=PLAYERS[p], kind=e.kind, detail=f"at the start of the game: {e.detail}",
+                         position=str(deal.view(PLAYERS[p])))
+            break
+    while fault is None and not pos.is_over:
         mover = pos.to_move
         view = pos.view(PLAYERS[mover])
         try:

@@ -201,7 +201,12 @@ def engine(threads, policy):
 
 
 def main(argv=None) -> int:
-    """Entry point of the `dnoir` console script: run the CLI, turn every error into one line."""
+    """Entry point of the `dnoir` console script: run the CLI, turn every error into one line.
+
+    SIGTERM is handled as Ctrl-C (KeyboardInterrupt): a long run stops cleanly, keeps what
+    it finished and exits with 130, as after Ctrl-C.
+    """
+    _sigterm_as_ctrl_c()
     try:
         rv = cli.main(args=argv, prog_name="dnoir", standalone_mode=False)
     except click.exceptions.Exit as e:
@@ -223,6 +228,18 @@ def main(argv=None) -> int:
             raise
         _fail(f"internal error ({type(e).__name__}: {e}); set DNOIR_DEBUG=1 for the traceback", code=1)
     return rv if isinstance(rv, int) else 0
+
+
+def _sigterm_as_ctrl_c() -> None:
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    # only where signals can be set, and not over a handler of the caller's own
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _fail(message: str, code: int = 2):

@@ -23,27 +23,38 @@ from .position import Position
 def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers, scheduler, sprt=None):
     """Play every game of the pairings with a progress bar, writing each record to `out` at once.
 
-    Returns (records of this run's pairings, stop reason or None). Ctrl-C stops the run
-    and keeps every finished game; with `resume`, games already in `out` are skipped.
+    Returns ({pairing: PairingTally} over this run's games and those resumed, stop reason
+    or None). Ctrl-C (or SIGTERM) stops the run and keeps every finished game; with
+    `resume`, games already in `out` are skipped, and a file of another match is refused
+    before it is touched. Games are made as they are needed and only counted once
+    played, so any number of pairs starts at once and runs in flat memory.
     """
-    from .match import make_jobs, read_records, record_key, run_jobs, unit_scores
+    from .match import PairingTally, make_jobs, read_records, record_key, run_jobs
 
-    previous = []
+    tallies = {tuple(p): PairingTally(*p) for p in pairings}
+    run = make_jobs(pairings, pairs, seed, movetime, iterations)
+    done = set()
     if out is not None:
         if os.path.exists(out) and os.path.getsize(out) > 0 and not resume:
             raise click.UsageError(f"{out} exists: add --resume to continue it, or choose another --out")
         if resume:
             previous = read_records(out, on_bad_line=lambda n, why: click.echo(
                 f"dnoir: warning: {out} line {n} is not a game record ({why}); ignored", err=True))
-    wanted = {job.key for job in make_jobs(pairings, pairs, seed, movetime, iterations)}
-    records = [r for r in previous if record_key(r) in wanted]
-    jobs = make_jobs(pairings, pairs, seed, movetime, iterations, done={record_key(r) for r in records})
-    if records:
-        click.echo(f"resuming: {len(records)} games already in {out}, {len(jobs)} to play", err=True)
+            for record in previous:
+                key = record_key(record)
+                if key not in run:
+                    raise click.UsageError(_other_match(out, key, pairings, pairs, seed, movetime, iterations))
+                if key not in done:  # a game written twice counts once
+                    done.add(key)
+                    tallies[tuple(record["pairing"])].add(record)
+            del previous
+    jobs = make_jobs(pairings, pairs, seed, movetime, iterations, done=done)
+    if done:
+        click.echo(f"resuming: {len(done)} games already in {out}, {len(jobs)} to play", err=True)
     sink = open_append(out) if out is not None else None
     stop = None
     games = run_jobs(jobs, workers=workers, scheduler=scheduler)
-    first = [r for r in records if r["pairing"] == list(pairings[0])]
+    first = tallies[tuple(pairings[0])]
     started, played = time.perf_counter(), 0
     try:
         with click.progressbar(length=len(jobs), label="games", file=sys.stderr, show_pos=True,
@@ -52,16 +63,14 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
                 if sink is not None:
                     sink.write(json.dumps(record) + "\n")
                     sink.flush()
-                records.append(record)
-                if record["pairing"] == list(pairings[0]):
-                    first.append(record)
-                units = unit_scores(first)
+                tallies[tuple(record["pairing"])].add(record)
                 played += 1
                 rate = played / (time.perf_counter() - started)
-                score = f"{pairings[0][0]} scores {sum(units) / len(units):.3f}, " if units else ""
+                mean = first.units.mean()
+                score = f"{pairings[0][0]} scores {mean:.3f}, " if mean is not None else ""
                 bar.update(1, f"{score}{rate:.2f} games/s")
                 if sprt is not None:
-                    stop = sprt.decision(units)
+                    stop = sprt.decision(first.units)
                     if stop is not None:
                         break
     except KeyboardInterrupt:
@@ -70,33 +79,60 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
         games.close()
         if sink is not None:
             sink.close()
-    return records, stop
+    return tallies, stop
+
+
+def _other_match(out, key, pairings, pairs, seed, movetime, iterations) -> str:
+    """The one line that refuses to resume `out`: what its game `key` has that this run has not."""
+    x, y, its_seed, its_movetime, its_iterations, pair, _ = key
+    if (x, y) not in {tuple(p) for p in pairings}:
+        what = f"it holds {x} against {y}"
+    elif its_seed != seed:
+        what = f"it was played with --seed {its_seed}, not {seed}"
+    elif (its_movetime, its_iterations) != (movetime, iterations):
+        what = (f"it was played with --movetime {its_movetime} --iterations {its_iterations}, "
+                f"not {movetime} and {iterations}")
+    else:
+        what = f"it holds pair {pair}: give --pairs {pair + 1} or more"
+    return (f"--resume: {out} was written by another match ({what}); resume with the same specs, "
+            f"--seed and budgets, or choose another --out")
 
 
 def _budget_options(f):
-    f = click.option("--iterations", type=click.IntRange(1), default=None,
+    from .bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, Whole
+
+    f = click.option("--iterations", type=Whole(1, MAX_ITERATIONS), default=None,
                      help="Iterations a move for ISMCTS bots and engines that do not set their own.")(f)
-    f = click.option("--movetime", type=click.IntRange(1), default=None,
+    f = click.option("--movetime", type=Whole(1, MAX_MOVETIME_MS), default=None,
                      help="Milliseconds a move for ISMCTS bots and engines that do not set their own "
                           "(engines: default 1000).")(f)
     return f
 
 
 def _run_options(f):
+    from .bounds import MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
+
     f = click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                     help="Run the games on this Dask scheduler (extra [cluster]).")(f)
-    f = click.option("--workers", type=click.IntRange(1), default=None,
+                     help="Run the games on this Dask scheduler (extra [cluster]); it must answer within "
+                          "10 s and have a worker within 10 s (DNOIR_CONNECT_TIMEOUT, DNOIR_WORKERS_TIMEOUT).")(f)
+    f = click.option("--workers", type=Whole(1, MAX_WORKERS), default=None,
                      help="Game processes on this machine (default: every core).")(f)
-    f = click.option("--resume", is_flag=True, help="Continue --out, skipping the games it holds.")(f)
+    f = click.option("--resume", is_flag=True,
+                     help="Continue --out, skipping the games it holds. Only the same match resumes: same "
+                          "specs, --seed, --movetime and --iterations (a file of another match is refused, "
+                          "untouched); a larger --pairs extends it.")(f)
     f = click.option("--out", type=click.Path(dir_okay=False), default=None,
                      help="Write every game record to this JSONL file as it finishes.")(f)
-    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and bots.")(f)
-    f = click.option("--pairs", type=click.IntRange(1), default=100, show_default=True,
-                     help="Duplicate pairs (each deal played twice, seats swapped).")(f)
+    f = click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
+                     help="Seed of the deals and bots.")(f)
+    f = click.option("--pairs", type=Whole(1, MAX_PAIRS), default=100, show_default=True,
+                     help="Duplicate pairs (each deal played twice, seats swapped); games are made as they "
+                          "are played, so any number starts at once.")(f)
     return f
 
 
 def _check_spec(spec: str) -> str:
+    """The spec, checked before the first game: a bot spec parses, an engine command shakes hands."""
     from .bots import parse_spec
     from .external import EngineFault, check_engine
 
@@ -125,26 +161,28 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
 
     A and B are bot specs (random, greedy, pimc:worlds=50, ismcts:iterations=2000, ...)
     or external engines 'cmd:<shell command>' speaking the engine protocol.
+
+    Ctrl-C or SIGTERM stops the match: the table of the games finished so far is printed
+    and the exit code is 130 for both (one code for "stopped early, every finished game
+    kept", whichever signal asked).
     """
-    from .match import summarise
     from .stats import Sprt
 
     test = Sprt.parse(sprt) if sprt else None
-    records, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, movetime, iterations, out,
+    tallies, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, movetime, iterations, out,
                                resume, workers or os.cpu_count() or 1, scheduler, sprt=test)
-    summary = summarise(records, a, b)
+    tally = tallies[(a, b)]
+    summary = tally.summary()
     if as_json:
         data = summary.to_dict()
         data.update(stopped=stop)
         if test is not None:
-            from .match import unit_scores
-            data.update(sprt=dict(llr=test.llr(unit_scores(records)), lower=test.lower, upper=test.upper))
+            data.update(sprt=dict(llr=test.llr(tally.units), lower=test.lower, upper=test.upper))
         click.echo(json.dumps(data))
     else:
         click.echo(render_pairing(summary))
         if test is not None:
-            from .match import unit_scores
-            llr = test.llr(unit_scores(records))
+            llr = test.llr(tally.units)
             verdict = {"H1": f"H1 accepted: {a} is at least {test.elo1:+g} Elo",
                        "H0": f"H0 accepted: {a} is at most {test.elo0:+g} Elo"}.get(stop, "undecided")
             click.echo(f"  SPRT [{test.elo0:g}, {test.elo1:g}] alpha {test.alpha} beta {test.beta}: "
@@ -164,7 +202,6 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
 @click.option("--json", "as_json", is_flag=True, help="Print the Elo table as one JSON object.")
 def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, iterations, plot, as_json):
     """Round robin between SPECS in duplicate pairs, with a maximum-likelihood Elo table."""
-    from .match import summarise
     from .stats import bradley_terry
 
     if len(specs) < 2 or len(set(specs)) != len(specs):
@@ -173,21 +210,21 @@ def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, it
     pairings = [(x, y) for i, x in enumerate(specs) for y in specs[i + 1:]]
     if plot:
         budgets = _budgets(specs)  # fail before playing, not after
-    records, stop = _run_games(pairings, pairs, seed, movetime, iterations, out, resume,
+    tallies, stop = _run_games(pairings, pairs, seed, movetime, iterations, out, resume,
                                workers or os.cpu_count() or 1, scheduler)
     index = {s: i for i, s in enumerate(specs)}
-    results = []
-    for r in records:
-        x, y = r["pairing"]
-        results.append((index[x], index[y], _x_score(r)))
+    results = []  # (X, Y, X's score) a game; the same three tuples over and over
+    for (x, y), tally in tallies.items():
+        i, j = index[x], index[y]
+        results += [(i, j, 1.0)] * tally.wins + [(i, j, 0.5)] * tally.draws + [(i, j, 0.0)] * tally.losses
     ratings = bradley_terry(specs, results)
+    summaries = [tallies[p].summary() for p in pairings]
     if as_json:
         click.echo(json.dumps(dict(ratings=[r.__dict__ for r in ratings],
-                                   pairings=[summarise(records, x, y).to_dict() for x, y in pairings],
-                                   stopped=stop)))
+                                   pairings=[s.to_dict() for s in summaries], stopped=stop)))
     else:
-        for x, y in pairings:
-            click.echo(render_pairing(summarise(records, x, y)))
+        for summary in summaries:
+            click.echo(render_pairing(summary))
         click.echo("")
         click.echo(render_ratings(ratings))
     if plot:

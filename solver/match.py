@@ -10,16 +10,17 @@ so an interrupted run loses nothing finished; `done_keys` of an earlier output l
 resume where it stopped.
 
 >>> jobs = make_jobs([("greedy", "random")], pairs=2, seed=1)
->>> [(j.pair, j.game, j.specs) for j in jobs]
-[(0, 0, ('greedy', 'random')), (0, 1, ('random', 'greedy')), (1, 0, ('greedy', 'random')), (1, 1, ('random', 'greedy'))]
+>>> len(jobs), [(j.pair, j.game, j.specs) for j in jobs]
+(4, [(0, 0, ('greedy', 'random')), (0, 1, ('random', 'greedy')), (1, 0, ('greedy', 'random')), (1, 1, ('random', 'greedy'))])
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import bisect
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .arena import play_game, score_for
+from .arena import close_engines, play_game, score_for
 from .jsonl import read_jsonl
 from .parallel import run_tasks
 from .position import Position
@@ -47,26 +48,98 @@ class GameJob:
     @property
     def key(self) -> tuple:
         """What identifies this game's record in an output file (see `record_key`)."""
-        return (self.x, self.y, self.seed, self.pair, self.game)
+        return (self.x, self.y, self.seed, self.movetime_ms, self.iterations, self.pair, self.game)
 
 
 def record_key(record: dict) -> tuple:
-    """The key of the job that produced `record` (see GameJob.key)."""
-    x, y = record["pairing"]
-    return (x, y, record["match_seed"], record["pair"], record["game"])
+    """The key of the job that produced `record` (see GameJob.key); ValueError if it has none.
+
+    The key holds the budgets, so a game played with other budgets is another game.
+    """
+    pairing, settings = record["pairing"], record["settings"]
+    if not (isinstance(pairing, list) and len(pairing) == 2 and all(isinstance(s, str) for s in pairing)):
+        raise ValueError("'pairing' is not two specs")
+    budgets = (settings["movetime_ms"], settings["iterations"])
+    numbers = (record["match_seed"], record["pair"], record["game"])
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) or record["game"] not in (0, 1):
+        raise ValueError("'match_seed', 'pair' and 'game' must be whole numbers (game 0 or 1)")
+    if not all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in budgets):
+        raise ValueError("the budgets in 'settings' must be whole numbers or null")
+    return (pairing[0], pairing[1], numbers[0], *budgets, numbers[1], numbers[2])
+
+
+class GamePlan(Sequence):
+    """The games of a run, made on demand: `pairs` duplicate pairs for each pairing, less `done`.
+
+    Nothing is stored per game, so ten million pairs cost no memory and the first game
+    starts at once. Games come pair by pair (every pairing's games of pair 0, then of
+    pair 1, ...), so an interrupted tournament has played every pairing about as often.
+    """
+
+    def __init__(self, pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0,
+                 movetime_ms: int | None = None, iterations: int | None = None, done: Iterable = ()):
+        self.pairings = [tuple(p) for p in pairings]
+        self.pairs, self.seed = pairs, seed
+        self.movetime_ms, self.iterations = movetime_ms, iterations
+        self._where = {p: i for i, p in enumerate(self.pairings)}
+        # indices of the games already done, sorted: the rest are found around them
+        self._done = sorted({i for i in map(self.index_of, done) if i is not None})
+        self._done_set = set(self._done)
+
+    @property
+    def total(self) -> int:
+        """Games in the whole run, done or not."""
+        return 2 * len(self.pairings) * self.pairs
+
+    def index_of(self, key: tuple) -> int | None:
+        """The position in the whole run of the game with this key; None if it is not one of the run's."""
+        x, y, seed, movetime_ms, iterations, pair, game = key
+        p = self._where.get((x, y))
+        if (p is None or (seed, movetime_ms, iterations) != (self.seed, self.movetime_ms, self.iterations)
+                or not 0 <= pair < self.pairs or game not in (0, 1)):
+            return None
+        return (pair * len(self.pairings) + p) * 2 + game
+
+    def __contains__(self, key) -> bool:
+        """True if `key` (a record key) is a game of the whole run, done or not."""
+        return isinstance(key, tuple) and len(key) == 7 and self.index_of(key) is not None
+
+    def _job(self, index: int) -> GameJob:
+        rest, game = divmod(index, 2)
+        pair, p = divmod(rest, len(self.pairings))
+        x, y = self.pairings[p]
+        return GameJob(x, y, pair, game, self.seed, self.movetime_ms, self.iterations)
+
+    def __len__(self) -> int:
+        return self.total - len(self._done)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("game index out of range")
+        index = k  # the k-th game not done: skip the done games at or before it
+        while True:
+            skipped = bisect.bisect_right(self._done, index)
+            if index - skipped == k and index not in self._done_set:
+                return self._job(index)
+            index = k + skipped
+
+    def __iter__(self) -> Iterator[GameJob]:
+        for index in range(self.total):
+            if index not in self._done_set:
+                yield self._job(index)
 
 
 def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, movetime_ms: int | None = None,
-              iterations: int | None = None, done: set | None = None) -> list[GameJob]:
-    """Every game of `pairs` duplicate pairs for each pairing, less those whose key is in `done`."""
-    jobs = []
-    for x, y in pairings:
-        for k in range(pairs):
-            for g in (0, 1):
-                job = GameJob(x, y, k, g, seed, movetime_ms, iterations)
-                if not done or job.key not in done:
-                    jobs.append(job)
-    return jobs
+              iterations: int | None = None, done: Iterable | None = None) -> GamePlan:
+    """Every game of `pairs` duplicate pairs for each pairing, less those whose key is in `done`.
+
+    The games are made lazily (see GamePlan): any number of pairs starts at once.
+    """
+    return GamePlan(pairings, pairs, seed, movetime_ms, iterations, done or ())
 
 
 def play_job(job: GameJob) -> dict:
@@ -78,13 +151,15 @@ def play_job(job: GameJob) -> dict:
     return record
 
 
-def run_jobs(jobs: list[GameJob], workers: int = 1, scheduler: str | None = None) -> Iterator[dict]:
+def run_jobs(jobs: Iterable[GameJob], workers: int = 1, scheduler: str | None = None) -> Iterator[dict]:
     """Play the jobs and yield each record as soon as its game ends (in completion order).
 
     `scheduler` ('tcp://host:port') runs them on a Dask cluster; otherwise `workers`
-    processes (1: in this process). Closing the generator cancels the games not started.
+    processes (1: in this process). `jobs` may be lazy (a GamePlan): only a few are drawn
+    ahead. Closing the generator cancels the games not started; every worker stops the
+    external engines it started when it ends.
     """
-    return run_tasks(play_job, jobs, workers=workers, scheduler=scheduler)
+    return run_tasks(play_job, jobs, workers=workers, scheduler=scheduler, at_exit=close_engines)
 
 
 # -- reading and summarising records -------------------------------------------------
@@ -137,27 +212,96 @@ def unit_scores(records: list[dict]) -> list[float]:
     return [sum(v) / len(v) for v in by_pair.values()]
 
 
-def summarise(records: list[dict], x: str, y: str) -> PairingSummary:
-    """Wins, draws, losses, score interval, Elo, margin, city wins and faults of X against Y."""
-    mine = [r for r in records if r["pairing"] == [x, y]]
-    wins = draws = losses = 0
-    margin = 0.0
-    cities = [0, 0]
-    faults = {"x": {"timeout": 0, "illegal": 0, "crash": 0}, "y": {"timeout": 0, "illegal": 0, "crash": 0}}
-    for r in mine:
+class UnitScores(Sequence):
+    """X's unit scores (see `unit_scores`) kept as counts: a pair's score is a multiple of 1/4.
+
+    Its memory does not grow with the games, and it reads as the list of scores (in
+    increasing order) wherever one is expected (score_summary, Sprt).
+    """
+
+    def __init__(self):
+        self.counts = [0] * 5  # complete pairs scoring 0, 1/4, 1/2, 3/4, 1
+        self.lone: dict[tuple, float] = {}  # (match seed, pair) -> the score of the one game played
+
+    def add(self, unit: tuple, score: float) -> None:
+        """Add X's score in one game of `unit` (match seed, pair)."""
+        first = self.lone.pop(unit, None)
+        if first is None:
+            self.lone[unit] = score
+        else:
+            self.counts[round(2 * (first + score))] += 1
+
+    def _values(self) -> list[float]:
+        return sorted(self.lone.values())
+
+    def __len__(self) -> int:
+        return sum(self.counts) + len(self.lone)
+
+    def __iter__(self) -> Iterator[float]:
+        lone = self._values()
+        for quarter, count in enumerate(self.counts):
+            value = quarter / 4
+            yield from (s for s in lone if s < value)
+            lone = [s for s in lone if s >= value]
+            for _ in range(count):
+                yield value
+        yield from lone
+
+    def __getitem__(self, k):
+        return list(self)[k]
+
+    def mean(self) -> float | None:
+        """The mean unit score (None before the first game), at no cost."""
+        n = len(self)
+        if n == 0:
+            return None
+        return (sum(q / 4 * c for q, c in enumerate(self.counts)) + sum(self.lone.values())) / n
+
+
+class PairingTally:
+    """X's results against Y, one record at a time; `summary()` gives the PairingSummary.
+
+    Only counts are kept, so a run of any length summarises in flat memory.
+    """
+
+    def __init__(self, x: str, y: str):
+        self.x, self.y = x, y
+        self.games = self.wins = self.draws = self.losses = 0
+        self.margin = 0.0
+        self.cities = [0, 0]
+        self.faults = {"x": {"timeout": 0, "illegal": 0, "crash": 0}, "y": {"timeout": 0, "illegal": 0, "crash": 0}}
+        self.units = UnitScores()
+
+    def add(self, r: dict) -> None:
+        """Count one record of this pairing (X plays a in game 0, b in game 1)."""
         seat = "a" if r["game"] == 0 else "b"
         other = "b" if seat == "a" else "a"
         s = score_for(r, seat)
-        wins += s == 1.0
-        draws += s == 0.5
-        losses += s == 0.0
+        self.games += 1
+        self.wins += s == 1.0
+        self.draws += s == 0.5
+        self.losses += s == 0.0
         scores = r["result"]["scores"]
-        margin += scores[seat]["total"] - scores[other]["total"]
+        self.margin += scores[seat]["total"] - scores[other]["total"]
         if r["result"]["how"] == "city":
-            cities[0 if r["result"]["winner"] == seat else 1] += 1
+            self.cities[0 if r["result"]["winner"] == seat else 1] += 1
         if "fault" in r:
             who = "x" if r["fault"]["player"] == seat else "y"
-            faults[who][r["fault"]["kind"]] += 1
-    return PairingSummary(x=x, y=y, games=len(mine), wins=wins, draws=draws, losses=losses,
-                          summary=score_summary(unit_scores(mine)),
-                          margin=margin / len(mine) if mine else 0.0, city_wins=tuple(cities), faults=faults)
+            self.faults[who][r["fault"]["kind"]] += 1
+        self.units.add((r["match_seed"], r["pair"]), s)
+
+    def summary(self) -> PairingSummary:
+        """Wins, draws, losses, score interval, Elo, margin, city wins and faults so far."""
+        return PairingSummary(x=self.x, y=self.y, games=self.games, wins=self.wins, draws=self.draws,
+                              losses=self.losses, summary=score_summary(self.units),
+                              margin=self.margin / self.games if self.games else 0.0,
+                              city_wins=tuple(self.cities), faults={k: dict(v) for k, v in self.faults.items()})
+
+
+def summarise(records: Iterable[dict], x: str, y: str) -> PairingSummary:
+    """Wins, draws, losses, score interval, Elo, margin, city wins and faults of X against Y."""
+    tally = PairingTally(x, y)
+    for r in records:
+        if r["pairing"] == [x, y]:
+            tally.add(r)
+    return tally.summary()
