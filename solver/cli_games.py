@@ -51,9 +51,9 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
     jobs = make_jobs(pairings, pairs, seed, movetime, iterations, done=done)
     if done:
         click.echo(f"resuming: {len(done)} games already in {out}, {len(jobs)} to play", err=True)
+    games = run_jobs(jobs, workers=workers, scheduler=scheduler)  # a cluster is reached here
     sink = open_append(out) if out is not None else None
     stop = None
-    games = run_jobs(jobs, workers=workers, scheduler=scheduler)
     first = tallies[tuple(pairings[0])]
     started, played = time.perf_counter(), 0
     try:
@@ -90,12 +90,17 @@ def _other_match(out, key, pairings, pairs, seed, movetime, iterations) -> str:
     elif its_seed != seed:
         what = f"it was played with --seed {its_seed}, not {seed}"
     elif (its_movetime, its_iterations) != (movetime, iterations):
-        what = (f"it was played with --movetime {its_movetime} --iterations {its_iterations}, "
-                f"not {movetime} and {iterations}")
+        what = f"it was played with {_budgets_text(its_movetime, its_iterations)}, not {_budgets_text(movetime, iterations)}"
     else:
         what = f"it holds pair {pair}: give --pairs {pair + 1} or more"
     return (f"--resume: {out} was written by another match ({what}); resume with the same specs, "
             f"--seed and budgets, or choose another --out")
+
+
+def _budgets_text(movetime, iterations) -> str:
+    given = [f"--{name} {value}" for name, value in (("movetime", movetime), ("iterations", iterations))
+             if value is not None]
+    return " ".join(given) or "no --movetime or --iterations"
 
 
 def _budget_options(f):

@@ -49,25 +49,29 @@ def die_with_parent(sig: int, parent_pid: int) -> None:
 
 def run_tasks(fn: Callable, tasks: Iterable, workers: int = 1, scheduler: str | None = None,
               at_exit: Callable[[], None] | None = None) -> Iterator:
-    """Yield fn(task) for each task as it completes.
+    """An iterator of fn(task) for each task, as each completes.
 
-    `scheduler` ('tcp://host:port') runs them on a Dask cluster (the extra [cluster]);
-    otherwise `workers` processes, or this process when `workers` is 1. `fn`, `at_exit`
-    and the tasks must be picklable (module-level functions and plain data). `at_exit`
-    runs in every worker process when it ends, on the cluster's workers after the run, and
-    here after an in-process run, however the run ends.
+    `scheduler` ('tcp://host:port') runs them on a Dask cluster (the extra [cluster]):
+    the scheduler is reached, and must have a worker, before this returns (otherwise one
+    clear RuntimeError). Otherwise `workers` processes, or this process when `workers`
+    is 1. `fn`, `at_exit` and the tasks must be picklable (module-level functions and
+    plain data). `at_exit` runs in every worker process when it ends, on the cluster's
+    workers after the run, and here after an in-process run, however the run ends.
     """
     if scheduler is not None:
-        yield from _on_cluster(fn, tasks, scheduler, at_exit)
-    elif workers <= 1:
-        try:
-            for task in tasks:
-                yield fn(task)
-        finally:
-            if at_exit is not None:
-                at_exit()
-    else:
-        yield from _in_processes(fn, tasks, workers, at_exit)
+        return _on_cluster(fn, tasks, scheduler, at_exit, *_join_cluster(scheduler))
+    if workers <= 1:
+        return _in_this_process(fn, tasks, at_exit)
+    return _in_processes(fn, tasks, workers, at_exit)
+
+
+def _in_this_process(fn, tasks, at_exit):
+    try:
+        for task in tasks:
+            yield fn(task)
+    finally:
+        if at_exit is not None:
+            at_exit()
 
 
 # -- worker processes on this machine -----------------------------------------------------
@@ -132,17 +136,30 @@ def _stop_pool(pool: ProcessPoolExecutor, pending) -> None:
 
 # -- a Dask cluster ------------------------------------------------------------------------
 
-def _on_cluster(fn, tasks, scheduler, at_exit):
+def _join_cluster(scheduler: str):
+    """(client, its workers, the silenced Dask loggers) once the scheduler has a worker; else RuntimeError."""
     try:
-        from dask.distributed import Client, as_completed
+        from dask.distributed import Client
     except ImportError:
         raise RuntimeError("--scheduler needs dask.distributed: pip install 'district-noir-solver[cluster]'") from None
     # Dask logs every lost connection with a traceback; the run says it in one line instead.
     quiet = _Quiet("distributed")
-    client = ahead = None
+    client = None
     try:
         client = _connect(Client, scheduler)
-        workers = _wait_for_workers(client, scheduler)
+        return client, _wait_for_workers(client, scheduler), quiet
+    except BaseException:
+        if client is not None:
+            _leave_cluster(client, None, None)
+        quiet.restore()
+        raise
+
+
+def _on_cluster(fn, tasks, scheduler, at_exit, client, workers, quiet):
+    from dask.distributed import as_completed
+
+    ahead = None
+    try:
         ahead = as_completed(loop=client.loop)
         tasks = iter(tasks)
         for task in islice(tasks, TASKS_PER_WORKER * workers):
@@ -157,8 +174,7 @@ def _on_cluster(fn, tasks, scheduler, at_exit):
                 ahead.add(client.submit(fn, task, pure=False))
             yield future.result()
     finally:
-        if client is not None:
-            _leave_cluster(client, ahead, at_exit)
+        _leave_cluster(client, ahead, at_exit)
         quiet.restore()
 
 

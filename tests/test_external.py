@@ -97,7 +97,7 @@ def test_an_engine_that_exits_after_its_last_move_loses_nothing(tmp_path):
     assert len(launches(state)) >= 2  # it did exit, and was started again
 
 
-@pytest.mark.parametrize("mode, kind", [("exit", "crash"), ("hang", "timeout")])
+@pytest.mark.parametrize("mode, kind", [("exit", "crash"), pytest.param("hang", "timeout", marks=pytest.mark.slow)])
 def test_a_relaunch_that_fails_its_handshake_costs_that_game_only(tmp_path, monkeypatch, mode, kind):
     monkeypatch.setattr(external, "STARTUP_SECONDS", 5.0)  # a hang is waited for this long
     state = tmp_path / "state"
@@ -111,6 +111,7 @@ def test_a_relaunch_that_fails_its_handshake_costs_that_game_only(tmp_path, monk
     Position.parse(second["fault"]["position"])
 
 
+@pytest.mark.slow
 def test_a_late_bestmove_never_answers_a_later_position(tmp_path):
     state = tmp_path / "state"
     bot = ExternalBot(engine_command(state, "--late-first-go 2"), movetime_ms=20)

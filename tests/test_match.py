@@ -61,6 +61,52 @@ def test_match_writes_every_game_and_resumes(tmp_path):
     assert json.loads(resumed.stdout)["score"] == json.loads(full.stdout)["score"]
 
 
+@pytest.mark.parametrize("change, reason", [
+    (["greedy", "pimc:worlds=5", "--pairs", "3"], "holds greedy against random"),
+    (["greedy", "random", "--pairs", "3", "--seed", "1"], "--seed 0, not 1"),
+    (["greedy", "random", "--pairs", "3", "--movetime", "50"], "no --movetime or --iterations, not --movetime 50"),
+    (["greedy", "random", "--pairs", "3", "--iterations", "100"], "not --iterations 100"),
+    (["greedy", "random", "--pairs", "1"], "give --pairs 2 or more"),
+])
+def test_resume_refuses_the_file_of_another_match(tmp_path, change, reason):
+    out = tmp_path / "games.jsonl"
+    assert dnoir("match", "greedy", "random", "--pairs", "2", "--out", str(out)).returncode == 0
+    with open(out, "a") as f:
+        f.write('{"deal": "cut sho')  # a torn line: resuming would end it; refusing leaves it
+    before = (out.read_bytes(), os.stat(out).st_mtime_ns)
+    result = dnoir("match", *change, "--out", str(out), "--resume")
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("dnoir: error")]
+    assert len(errors) == 1 and "another match" in errors[0] and reason in errors[0], result.stderr
+    assert (out.read_bytes(), os.stat(out).st_mtime_ns) == before
+
+
+def test_records_of_other_budgets_are_other_games(tmp_path):
+    out = tmp_path / "games.jsonl"
+    args = ("match", "greedy", "ismcts:iterations=50", "--pairs", "2", "--out", str(out))
+    assert dnoir(*args, "--iterations", "10").returncode == 0
+    again = dnoir(*args, "--iterations", "10", "--pairs", "3", "--resume")
+    assert again.returncode == 0 and "4 games already" in again.stderr
+    keys = {(r["settings"]["iterations"], r["pair"], r["game"]) for r in read_records(out)}
+    assert len(keys) == 6
+
+
+@pytest.mark.parametrize("option, value, bound", [
+    ("--pairs", "99999999999999999999", "1000000000"),
+    ("--pairs", "0", "1000000000"),
+    ("--workers", "1e20", "1024"),
+    ("--movetime", "0", "86400000"),
+    ("--iterations", "99999999999999999999", "1000000000"),
+    ("--seed", "-1", "18446744073709551615"),
+])
+def test_run_numbers_are_bounded(option, value, bound):
+    for command in ("match", "tournament"):
+        result = dnoir(command, "random", "greedy", option, value)
+        assert result.returncode == 2
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert option in result.stderr and bound in result.stderr, result.stderr
+
+
 def test_resume_survives_a_cut_last_line(tmp_path):
     out = tmp_path / "games.jsonl"
     assert dnoir("match", "greedy", "random", "--pairs", "2", "--out", str(out)).returncode == 0
@@ -91,7 +137,8 @@ def test_ctrl_c_prints_the_table_and_keeps_finished_games(tmp_path):
 
 
 def test_external_engine_over_the_protocol(tmp_path):
-    result = dnoir("match", ENGINE, "greedy", "--pairs", "2", "--movetime", "30", "--workers", "1",
+    # a budget in iterations: a loaded machine cannot turn a slow answer into a timeout
+    result = dnoir("match", ENGINE, "greedy", "--pairs", "2", "--iterations", "100", "--workers", "1",
                    "--out", str(tmp_path / "g.jsonl"), "--json")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
@@ -118,6 +165,7 @@ def test_faulty_engines_lose_and_are_logged(tmp_path, mode, kind):
     assert summary["faults"]["x"][kind] == len(faulted)
 
 
+@pytest.mark.slow
 def test_local_cluster_gives_the_same_games():
     distributed = pytest.importorskip("distributed")
     jobs = make_jobs([("greedy", "ismcts:iterations=150")], pairs=2, seed=9)
@@ -126,6 +174,114 @@ def test_local_cluster_gives_the_same_games():
                                   dashboard_address=None) as cluster:
         remote = sorted(run_jobs(jobs, scheduler=cluster.scheduler_address), key=lambda r: (r["pair"], r["game"]))
     assert local == remote
+
+
+# -- odd clusters ---------------------------------------------------------------------------
+
+def dnoir_with(env: dict, *args, timeout=120):
+    return subprocess.run([sys.executable, "-I", "-m", "solver.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=timeout)
+
+
+def one_error_line(result) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dnoir: error: "), result.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def odd_server():
+    """A TCP server on 127.0.0.1 that accepts and then either says nothing or speaks HTTP."""
+    import socket
+    import threading
+
+    servers = []
+
+    def start(speaks_http: bool) -> str:
+        server = socket.create_server(("127.0.0.1", 0))
+        servers.append(server)
+
+        def serve():
+            held = []
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                if speaks_http:
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 50)
+                    conn.close()
+                else:
+                    held.append(conn)  # accepted, never answered
+
+        threading.Thread(target=serve, daemon=True).start()
+        return f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("speaks_http, message", [(False, "no Dask scheduler answered"),
+                                                  (True, "is not a Dask scheduler")])
+def test_a_scheduler_that_is_not_one_is_one_line(odd_server, speaks_http, message):
+    pytest.importorskip("distributed")
+    address = odd_server(speaks_http)
+    result = dnoir_with({"DNOIR_CONNECT_TIMEOUT": "3"}, "match", "random", "random", "--pairs", "1",
+                        "--scheduler", address)
+    assert result.returncode == 2
+    line = one_error_line(result)
+    assert message in line and address in line
+
+
+@pytest.mark.slow
+def test_a_cluster_without_workers_says_so():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        result = dnoir_with({"DNOIR_WORKERS_TIMEOUT": "2"}, "match", "random", "random", "--pairs", "1",
+                            "--scheduler", cluster.scheduler_address)
+    assert result.returncode == 2
+    assert "has no workers" in one_error_line(result)
+
+
+@pytest.mark.slow
+def test_a_scheduler_lost_mid_run_is_one_line_and_keeps_every_game(tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--no-dashboard"], **quiet)
+    worker = None
+    out = tmp_path / "g.jsonl"
+    try:
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                   "--no-dashboard", "--no-nanny"], **quiet)
+        run = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "match", "ismcts:iterations=300",
+                                "greedy", "--pairs", "500", "--scheduler", address, "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "DNOIR_CONNECT_TIMEOUT": "60", "DNOIR_WORKERS_TIMEOUT": "60"})
+        deadline = time.time() + 120
+        while time.time() < deadline and run.poll() is None and (
+                not out.exists() or len(out.read_text().splitlines()) < 3):
+            time.sleep(0.2)
+        scheduler.kill()
+        stdout, stderr = run.communicate(timeout=120)
+    finally:
+        for proc in (worker, scheduler):
+            if proc is not None:
+                proc.kill()
+                proc.wait(timeout=60)
+    errors = [line for line in stderr.splitlines() if line.startswith("dnoir: error")]
+    assert run.returncode == 2 and len(errors) == 1, stderr
+    assert f"lost the Dask scheduler at {address}" in errors[0] and "Traceback" not in stderr
+    kept = read_records(out)
+    assert len(kept) >= 3 and len(out.read_text().splitlines()) == len(kept)
 
 
 def test_sprt_stops_early():
