@@ -7,6 +7,7 @@ output file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -56,14 +57,16 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
     stop = None
     first = tallies[tuple(pairings[0])]
     started, played = time.perf_counter(), 0
+    interrupts = _Interrupts()
     try:
-        with click.progressbar(length=len(jobs), label="games", file=sys.stderr, show_pos=True,
-                               item_show_func=lambda text: text) as bar:
+        with interrupts, click.progressbar(length=len(jobs), label="games", file=sys.stderr, show_pos=True,
+                                           item_show_func=lambda text: text) as bar:
             for record in games:
-                if sink is not None:
-                    sink.write(json.dumps(record) + "\n")
-                    sink.flush()
-                tallies[tuple(record["pairing"])].add(record)
+                with interrupts.held():  # the file and the table always hold the same games
+                    if sink is not None:
+                        sink.write(json.dumps(record) + "\n")
+                        sink.flush()
+                    tallies[tuple(record["pairing"])].add(record)
                 played += 1
                 rate = played / (time.perf_counter() - started)
                 mean = first.units.mean()
@@ -80,6 +83,50 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
         if sink is not None:
             sink.close()
     return tallies, stop
+
+
+class _Interrupts:
+    """Within `with`: Ctrl-C and SIGTERM raise KeyboardInterrupt at once, except inside
+    `held()`, which they let finish first (a game written to the file but not yet counted
+    in the table, or the reverse, would make the two disagree)."""
+
+    def __init__(self):
+        self.holding = self.pending = False
+        self.saved = {}
+
+    def _handler(self, signum, frame):
+        if self.holding:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) not in (signal.SIG_IGN, None):  # an ignored signal stays ignored
+                    self.saved[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+        return False
+
+    @contextlib.contextmanager
+    def held(self):
+        """Run the block whole: an interrupt during it is raised after it."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+        if self.pending:
+            raise KeyboardInterrupt
 
 
 def _other_match(out, key, pairings, pairs, seed, movetime, iterations) -> str:

@@ -141,6 +141,20 @@ def test_engines_are_closed_when_a_run_ends(tmp_path):
 # -- no process outlives the command ------------------------------------------------------
 
 @pytest.mark.slow
+def test_a_finished_match_leaves_no_engine_even_one_that_ignores_quit(tmp_path):
+    state = tmp_path / "state"
+    result = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match",
+                             f"cmd:{engine_command(state, '--busy')}", "random", "--pairs", "2",
+                             "--movetime", "20", "--workers", "2", "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["games"] == 4
+    pids = launches(state)
+    everyone = set(pids) | set(pids.values())
+    assert len(pids) >= 2 and wait_until(lambda: not any(alive(pid) for pid in everyone))
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_kill_9_of_the_parent_leaves_no_worker_or_engine(tmp_path, workers):
     state = tmp_path / "state"
