@@ -76,8 +76,8 @@ def _in_this_process(fn, tasks, at_exit):
 
 # -- worker processes on this machine -----------------------------------------------------
 
-def _worker_init(parent_pid: int, at_exit) -> None:
-    """Set up one worker process: no Ctrl-C, and an exit (running at_exit) with its parent."""
+def _worker_init(main_pid: int, at_exit, from_main_thread: bool) -> None:
+    """Set up one worker process: no Ctrl-C, and an exit (running at_exit) with the main process."""
     from multiprocessing.util import Finalize
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -89,23 +89,37 @@ def _worker_init(parent_pid: int, at_exit) -> None:
         finally:
             os._exit(code)
 
-    # SIGTERM: from the parent stopping the pool, or from the kernel when the parent dies.
+    # SIGTERM: from the main process stopping the pool, or from the kernel when it dies.
     signal.signal(signal.SIGTERM, lambda signum, frame: leave(128 + signum))
-    die_with_parent(signal.SIGTERM, parent_pid)
+    if os.getppid() == main_pid and from_main_thread:  # forked or spawned by it, not by a fork server
+        die_with_parent(signal.SIGTERM, main_pid)
     if at_exit is not None:
         Finalize(None, at_exit, exitpriority=10)  # a worker's normal end runs finalizers, not atexit
-    threading.Thread(target=_watch_parent, args=(parent_pid, leave), daemon=True, name="parent watchdog").start()
+    threading.Thread(target=_watch_parent, args=(main_pid, os.getppid(), leave), daemon=True,
+                     name="parent watchdog").start()
 
 
-def _watch_parent(parent_pid: int, leave) -> None:
-    """The portable fallback of die_with_parent: poll the parent's pid, leave once it changes."""
-    while os.getppid() == parent_pid:
+def _watch_parent(main_pid: int, parent_pid: int, leave) -> None:
+    """The portable fallback of die_with_parent: leave once the main process or the parent is gone."""
+    while os.getppid() == parent_pid and _exists(main_pid):
         time.sleep(0.5)
     leave(1)
 
 
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, and is not ours to signal
+        return True
+    return True
+
+
 def _in_processes(fn, tasks, workers, at_exit):
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(), at_exit))
+    from_main_thread = threading.current_thread() is threading.main_thread()
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                               initargs=(os.getpid(), at_exit, from_main_thread))
     pending = set()
     tasks = iter(tasks)
     try:
