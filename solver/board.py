@@ -121,14 +121,20 @@ def render_advice(pos, advice) -> str:
 
 
 def render_pairing(p) -> str:
-    """The result table of one pairing (a `match.PairingSummary`), from X's side."""
+    """The result table of one pairing (a `match.PairingSummary`), from X's side.
+
+    The score, its interval and the Elo come from the complete duplicate pairs; their
+    pentanomial counts (pairs in which X scored 0, 1/2, 1, 3/2, 2 points) are shown, and
+    games whose partner was not played are counted apart.
+    """
     s = p.summary
-    elo = f"{s.elo:+.0f} [{s.elo_low:+.0f}, {s.elo_high:+.0f}]" if p.games else "n/a"
     fx, fy = p.faults["x"], p.faults["y"]
+    lone = f", {p.lone_games} lone game{'s' if p.lone_games != 1 else ''} not counted" if p.lone_games else ""
+    penta = " ".join(str(n) for n in s.penta)
     return "\n".join([
-        f"{p.x}  vs  {p.y}: {p.games} games, {s.units} units (duplicate pairs)",
-        f"  {p.x}: wins {p.wins}  draws {p.draws}  losses {p.losses}",
-        f"  score {s.score:.3f}  95% [{s.low:.3f}, {s.high:.3f}]   Elo {elo}",
+        f"{p.x}  vs  {p.y}: {p.games} games, {s.units} complete pair{'s' if s.units != 1 else ''}{lone}",
+        f"  {p.x}: wins {p.wins}  draws {p.draws}  losses {p.losses}   pairs by points 0/½/1/1½/2: {penta}",
+        f"  score {s.score:.3f}  95% [{s.low:.3f}, {s.high:.3f}]   {s.elo_text()}",
         f"  mean margin {p.margin:+.2f} points   city wins {p.city_wins[0]} - {p.city_wins[1]}",
         f"  illegal moves / timeouts / crashes: {fx['illegal']}/{fx['timeout']}/{fx['crash']} "
         f"- {fy['illegal']}/{fy['timeout']}/{fy['crash']}",

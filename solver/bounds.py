@@ -36,7 +36,7 @@ MIN_TT_MB = 0.001
 # Sizes of runs.
 MAX_PAIRS = 1_000_000_000
 MAX_WORLDS = 1_000_000
-MAX_SEED = 2**64 - 1  # seeds are reduced to 64 bits by the core's splitmix64
+MAX_SEED = 2**53 - 1  # every seed a user gives or a record holds is exact in any JSON reader
 MAX_EXPLORATION = 100.0
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
-import time
 
 import click
 
 from .board import render_board, render_pairing, render_ratings
 from .cli import cli
 from .jsonl import open_append
+from .progress import Progress
 from .position import Position
 
 
@@ -56,24 +55,19 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
     sink = open_append(out) if out is not None else None
     stop = None
     first = tallies[tuple(pairings[0])]
-    started, played = time.perf_counter(), 0
     interrupts = _Interrupts()
     try:
-        with interrupts, click.progressbar(length=len(jobs), label="games", file=sys.stderr, show_pos=True,
-                                           item_show_func=lambda text: text) as bar:
+        with interrupts, Progress(total=len(jobs), label="games") as progress:
             for record in games:
                 with interrupts.held():  # the file and the table always hold the same games
                     if sink is not None:
                         sink.write(json.dumps(record) + "\n")
                         sink.flush()
                     tallies[tuple(record["pairing"])].add(record)
-                played += 1
-                rate = played / (time.perf_counter() - started)
                 mean = first.units.mean()
-                score = f"{pairings[0][0]} scores {mean:.3f}, " if mean is not None else ""
-                bar.update(1, f"{score}{rate:.2f} games/s")
+                progress.advance(note=f"{pairings[0][0]} scores {mean:.3f}" if mean is not None else None)
                 if sprt is not None:
-                    stop = sprt.decision(first.units)
+                    stop = sprt.decision(first.units.penta)
                     if stop is not None:
                         break
     except KeyboardInterrupt:
@@ -229,16 +223,12 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
         data = summary.to_dict()
         data.update(stopped=stop)
         if test is not None:
-            data.update(sprt=dict(llr=test.llr(tally.units), lower=test.lower, upper=test.upper))
-        click.echo(json.dumps(data))
+            data.update(sprt=test.result(tally.units.penta).to_dict())
+        click.echo(json.dumps(data, allow_nan=False))
     else:
         click.echo(render_pairing(summary))
         if test is not None:
-            llr = test.llr(tally.units)
-            verdict = {"H1": f"H1 accepted: {a} is at least {test.elo1:+g} Elo",
-                       "H0": f"H0 accepted: {a} is at most {test.elo0:+g} Elo"}.get(stop, "undecided")
-            click.echo(f"  SPRT [{test.elo0:g}, {test.elo1:g}] alpha {test.alpha} beta {test.beta}: "
-                       f"LLR {llr:.2f} in [{test.lower:.2f}, {test.upper:.2f}]: {verdict}")
+            click.echo(f"  {test.result(tally.units.penta).text()}")
     if stop == "interrupted":
         click.echo("interrupted: the table covers the games finished so far", err=True)
         return 130
@@ -420,11 +410,11 @@ def analyse(input_file, out, as_csv, workers, scheduler):
     interrupted = False
     try:
         total = sum(len(group) for group in plan.copies.values())
-        with click.progressbar(length=total, label="items", file=sys.stderr, show_pos=True) as bar:
+        with Progress(total=total, label="items") as progress:
             for _, result in results:
                 writer.write(result)
                 summary.add(result)
-                bar.update(1)
+                progress.advance()
     except KeyboardInterrupt:
         interrupted = True
     finally:

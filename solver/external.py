@@ -32,6 +32,7 @@ import subprocess
 import threading
 import time
 
+from .bounds import MAX_SEED
 from .cards import CardError, Move
 from .parallel import die_with_parent
 from .position import Position
@@ -103,7 +104,7 @@ class ExternalBot:
         self.name = f"cmd:{command}"
         self.movetime_ms = movetime_ms if movetime_ms is not None or iterations is not None else 1000
         self.iterations = iterations
-        self.seed = seed
+        self.seed = seed & MAX_SEED  # the protocol's seeds are whole numbers up to MAX_SEED
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue | None = None
         self.engine_name = None
@@ -198,7 +199,9 @@ class ExternalBot:
         """Read lines until one starts with `prefix`; returns it (or the last `collect` line seen).
 
         Out of time, the engine is killed (its late lines must not answer a later
-        question) and a 'timeout' fault raised; at the end of its output, a 'crash'.
+        question) and a 'timeout' fault raised; at the end of its output, a 'crash'. An
+        `error` line while waiting for `bestmove` means the engine refused the question:
+        an 'illegal' fault at once, rather than a timeout a minute later.
         """
         deadline = time.monotonic() + seconds
         found = None
@@ -215,6 +218,9 @@ class ExternalBot:
                 raise self._ended(f"while we waited for '{prefix}'")
             if collect and line.startswith(collect):
                 found = line[len(collect):]
+            if prefix == "bestmove" and line.split(None, 1)[:1] == ["error"]:
+                self.kill()  # its state is unknown: the next game starts a fresh one
+                raise EngineFault("illegal", f"the engine answered {line[:80]!r} instead of a move")
             if line.split(None, 1)[:1] == [prefix]:
                 return found if collect else line
 
@@ -260,7 +266,7 @@ class ExternalBot:
             go += f" movetime {self.movetime_ms}"
         if self.iterations is not None:
             go += f" iterations {self.iterations}"
-        self.seed += 1
+        self.seed = (self.seed + 1) & MAX_SEED
         self._send(f"{go} seed {self.seed}")
         limit = (self.movetime_ms / 1000 if self.movetime_ms is not None else 60.0) + GRACE_SECONDS
         line = self._wait_for("bestmove", limit)

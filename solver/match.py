@@ -25,7 +25,7 @@ from .jsonl import read_jsonl
 from .parallel import run_tasks
 from .position import Position
 from .search import thread_seed
-from .stats import ScoreSummary, score_summary
+from .stats import ScoreSummary, score_summary_from_pairs
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,8 @@ def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, mo
 def play_job(job: GameJob) -> dict:
     """Play one job's game and return its record (run in a worker)."""
     deal = Position.random_deal(thread_seed(job.seed, job.pair))
-    record = play_game(deal, job.specs, seed=thread_seed(job.seed, 2 * job.pair + job.game + 1),
+    # 53 bits: the game's seed is written in its record, and must stay exact in any JSON reader
+    record = play_game(deal, job.specs, seed=thread_seed(job.seed, 2 * job.pair + job.game + 1) >> 11,
                        movetime_ms=job.movetime_ms, iterations=job.iterations)
     record.update(pairing=[job.x, job.y], pair=job.pair, game=job.game, match_seed=job.seed)
     return record
@@ -184,43 +185,38 @@ class PairingSummary:
     margin: float
     city_wins: tuple[int, int]
     faults: dict
+    lone_games: int = 0  # games whose pair partner was not played: counted above, not in `summary`
 
     def to_dict(self) -> dict:
-        """The JSON form, as `dnoir match --json` prints it."""
+        """The JSON form, as `dnoir match --json` prints it: numbers or null, never infinities.
+
+        `units` are the complete pairs that the score, its interval and the Elo come from;
+        `pentanomial` counts them by the pair's points for X (0, 1/2, 1, 3/2, 2).
+        """
         s = self.summary
         return dict(x=self.x, y=self.y, games=self.games, wins=self.wins, draws=self.draws, losses=self.losses,
                     score=s.score, score_low=s.low, score_high=s.high, units=s.units,
-                    elo=_finite(s.elo), elo_low=_finite(s.elo_low), elo_high=_finite(s.elo_high),
+                    pentanomial=list(s.penta), lone_games=self.lone_games,
+                    elo=s.elo, elo_low=s.elo_low, elo_high=s.elo_high, nelo=s.nelo,
                     mean_margin=self.margin, city_wins=dict(x=self.city_wins[0], y=self.city_wins[1]),
                     faults=self.faults)
 
 
-def _finite(value: float):
-    """JSON has no infinity: an Elo of a perfect score is written as the string 'inf' or '-inf'."""
-    return value if abs(value) != float("inf") else ("inf" if value > 0 else "-inf")
+class PairScores:
+    """X's points pair by pair, kept as counts: the pentanomial of the complete pairs and the
+    lone games whose partner has not been played (yet).
 
+    Its memory does not grow with the games of a run, only with the pairs in progress.
 
-def unit_scores(records: list[dict]) -> list[float]:
-    """X's score per unit: the mean of both games of a complete pair, or a lone game.
-
-    `records` are those of one pairing with X first; X plays a in game 0, b in game 1.
-    """
-    by_pair: dict[tuple, list[float]] = {}
-    for r in records:
-        seat = "a" if r["game"] == 0 else "b"
-        by_pair.setdefault((r["match_seed"], r["pair"]), []).append(score_for(r, seat))
-    return [sum(v) / len(v) for v in by_pair.values()]
-
-
-class UnitScores(Sequence):
-    """X's unit scores (see `unit_scores`) kept as counts: a pair's score is a multiple of 1/4.
-
-    Its memory does not grow with the games, and it reads as the list of scores (in
-    increasing order) wherever one is expected (score_summary, Sprt).
+    >>> scores = PairScores()
+    >>> for unit, score in [((0, 0), 1.0), ((0, 1), 0.5), ((0, 0), 0.5)]:
+    ...     scores.add(unit, score)
+    >>> scores.penta, scores.lone, scores.mean()
+    ((0, 0, 0, 1, 0), {(0, 1): 0.5}, 0.625)
     """
 
     def __init__(self):
-        self.counts = [0] * 5  # complete pairs scoring 0, 1/4, 1/2, 3/4, 1
+        self.counts = [0] * 5  # complete pairs by X's points in the pair: 0, 1/2, 1, 3/2, 2
         self.lone: dict[tuple, float] = {}  # (match seed, pair) -> the score of the one game played
 
     def add(self, unit: tuple, score: float) -> None:
@@ -231,31 +227,17 @@ class UnitScores(Sequence):
         else:
             self.counts[round(2 * (first + score))] += 1
 
-    def _values(self) -> list[float]:
-        return sorted(self.lone.values())
-
-    def __len__(self) -> int:
-        return sum(self.counts) + len(self.lone)
-
-    def __iter__(self) -> Iterator[float]:
-        lone = self._values()
-        for quarter, count in enumerate(self.counts):
-            value = quarter / 4
-            yield from (s for s in lone if s < value)
-            lone = [s for s in lone if s >= value]
-            for _ in range(count):
-                yield value
-        yield from lone
-
-    def __getitem__(self, k):
-        return list(self)[k]
+    @property
+    def penta(self) -> tuple[int, int, int, int, int]:
+        """The complete pairs by X's points in the pair (0, 1/2, 1, 3/2, 2): the statistics' unit."""
+        return tuple(self.counts)
 
     def mean(self) -> float | None:
-        """The mean unit score (None before the first game), at no cost."""
-        n = len(self)
-        if n == 0:
+        """X's mean score per game over every game so far, lone ones included (None before the first)."""
+        games = 2 * sum(self.counts) + len(self.lone)
+        if games == 0:
             return None
-        return (sum(q / 4 * c for q, c in enumerate(self.counts)) + sum(self.lone.values())) / n
+        return (sum(q / 2 * c for q, c in enumerate(self.counts)) + sum(self.lone.values())) / games
 
 
 class PairingTally:
@@ -270,7 +252,7 @@ class PairingTally:
         self.margin = 0.0
         self.cities = [0, 0]
         self.faults = {"x": {"timeout": 0, "illegal": 0, "crash": 0}, "y": {"timeout": 0, "illegal": 0, "crash": 0}}
-        self.units = UnitScores()
+        self.units = PairScores()
 
     def add(self, r: dict) -> None:
         """Count one record of this pairing (X plays a in game 0, b in game 1)."""
@@ -293,9 +275,10 @@ class PairingTally:
     def summary(self) -> PairingSummary:
         """Wins, draws, losses, score interval, Elo, margin, city wins and faults so far."""
         return PairingSummary(x=self.x, y=self.y, games=self.games, wins=self.wins, draws=self.draws,
-                              losses=self.losses, summary=score_summary(self.units),
+                              losses=self.losses, summary=score_summary_from_pairs(self.units.penta),
                               margin=self.margin / self.games if self.games else 0.0,
-                              city_wins=tuple(self.cities), faults={k: dict(v) for k, v in self.faults.items()})
+                              city_wins=tuple(self.cities), faults={k: dict(v) for k, v in self.faults.items()},
+                              lone_games=len(self.units.lone))
 
 
 def summarise(records: Iterable[dict], x: str, y: str) -> PairingSummary:

@@ -626,25 +626,6 @@ def score_summary_from_pairs(penta: Sequence[int]) -> ScoreSummary:
                         nelo=normalized_elo(score, game_sd))
 
 
-def score_summary(unit_scores: Iterable[float]) -> ScoreSummary:
-    """The same summary from per-unit mean game scores (kept for callers that have units, not counts).
-
-    Each unit's score must be a multiple of 1/4 in [0, 1]: a pair's mean game score
-    (0, 1/4, ..., 1), or, if a caller chooses to count them, a lone game (0, 1/2, 1) at
-    the cell of a pair with that mean. `penta` holds the units' cells.
-
-    >>> s = score_summary([1.0, 0.5, 1.0, 0.75, 0.5, 1.0])
-    >>> round(s.score, 3), s.units, s.penta
-    (0.792, 6, (0, 0, 2, 1, 3))
-    """
-    totals = []
-    for u in unit_scores:
-        if not (0 <= u <= 1 and float(u * 4).is_integer()):
-            raise ValueError(f"a unit score must be a multiple of 0.25 in [0, 1], not {u!r}")
-        totals.append(u * 2)
-    return score_summary_from_pairs(pentanomial(totals))
-
-
 def format_elo(elo: float | None, low: float | None, high: float | None, level: str = "95%") -> str:
     """An Elo estimate with its interval for the text output.
 

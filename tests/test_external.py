@@ -90,6 +90,30 @@ def test_a_crash_is_a_crash_and_the_next_game_restarts_the_engine(tmp_path):
     assert len(launches(state)) == 4  # a fresh process for every game
 
 
+def test_an_error_instead_of_a_move_is_an_illegal_answer_at_once(tmp_path):
+    state = tmp_path / "state"
+    # a movetime of a day: without the fix the game would wait that long for a bestmove
+    records = list(run_jobs(make_jobs([(f"cmd:{engine_command(state, '--error-on-go 2')}", "random")], pairs=1,
+                                      seed=4, movetime_ms=86_400_000)))
+    assert [r["fault"]["kind"] for r in records] == ["illegal"] * 2
+    assert all("error go: refused" in r["fault"]["detail"] for r in records)
+
+
+def test_seeds_sent_to_engines_are_in_the_protocol_range(tmp_path):
+    from solver.bounds import MAX_SEED
+
+    bot = ExternalBot(engine_command(tmp_path / "state"), movetime_ms=50, seed=2**64 - 1)
+    assert 0 <= bot.seed <= MAX_SEED
+    bot.seed = MAX_SEED
+    pos = Position.random_deal(3)
+    try:
+        bot.new_game()
+        bot.choose(pos.view("ab"[pos.to_move]))
+    finally:
+        bot.close()
+    assert bot.seed == 0  # wrapped, never past MAX_SEED
+
+
 def test_an_engine_that_exits_after_its_last_move_loses_nothing(tmp_path):
     state = tmp_path / "state"
     records = play(f"cmd:{engine_command(state, '--exit-after-last-move')}")

@@ -1,7 +1,7 @@
 """A fake engine for the external-engine tests: it plays legal moves and misbehaves on cue.
 
     scripted.py STATE_DIR [--crash-on-go N] [--exit-after-last-move] [--fail-relaunch exit|hang]
-                          [--late-first-go SECONDS] [--busy]
+                          [--late-first-go SECONDS] [--error-on-go N] [--busy]
 
 Every launch writes `<pid>.pid` into STATE_DIR, holding its parent's pid, so that a test
 can count launches and check that no engine (nor the worker that started it) is left.
@@ -12,6 +12,7 @@ can count launches and check that no engine (nor the worker that started it) is 
                         or 'hang' (never answers `dn`)
 --late-first-go S       the first `go` of the first launch answers `bestmove stale` after
                         S seconds (a token that is never a move)
+--error-on-go N         answer the Nth `go` of each launch with an `error` line, not a move
 --busy                  ignore the end of its input (as an engine stuck in a search would)
 """
 
@@ -29,6 +30,7 @@ parser.add_argument("--crash-on-go", type=int, default=0)
 parser.add_argument("--exit-after-last-move", action="store_true")
 parser.add_argument("--fail-relaunch", choices=["exit", "hang"], default=None)
 parser.add_argument("--late-first-go", type=float, default=0.0)
+parser.add_argument("--error-on-go", type=int, default=0)
 parser.add_argument("--busy", action="store_true")
 options = parser.parse_args()
 
@@ -71,6 +73,9 @@ for line in sys.stdin:
         goes += 1
         if goes == options.crash_on_go:
             sys.exit(3)
+        if goes == options.error_on_go:
+            send("error go: refused")
+            continue
         if launch == 1 and goes == 1 and options.late_first_go:
             time.sleep(options.late_first_go)
             send("bestmove stale")
