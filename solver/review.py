@@ -59,7 +59,8 @@ class Decision:
         """The JSON form: one object a decision, as `dnoir review --json` prints it."""
         out = asdict(self)
         for key in ("expected_played", "expected_best", "loss", "low", "high"):
-            out[key] = round(out[key], 6)
+            # JSON has no infinity: an unbounded end (a move the search never tried) is null
+            out[key] = round(out[key], 6) if math.isfinite(out[key]) else None
         return out
 
 

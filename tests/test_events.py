@@ -1,6 +1,7 @@
 """Event strings and views that follow a real game (Position.play from a hidden hand, Position.deal)."""
 
 import doctest
+import json
 import random
 
 import pytest
@@ -171,3 +172,46 @@ def test_views_follow_a_few_games():
 def test_views_follow_a_thousand_games_from_each_seat():
     for seed in range(20, 1020):
         _tracked_replay(seed)
+
+
+# -- --moves on the command line ------------------------------------------------------------
+
+def dnoir(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-I", "-m", "solver.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_show_moves_dnp_prints_only_the_position_reached():
+    run = dnoir("show", START_A, "--moves", "8 -1 T", "--dnp")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ". 67+3C/???? 58+2-1/. 1 b a\n"
+
+
+def test_moves_may_start_with_a_betrayal():
+    run = dnoir("show", "--moves", "-1", "5+2", "678+3C/?????", "./.", "1", "b", "-", "--dnp")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "5+2-1 678+3C/???? ./. 1 a -\n"
+
+
+def test_a_bad_event_is_one_line_naming_index_token_and_reason():
+    run = dnoir("show", START_A, "--moves", "8 +4 +4")
+    assert run.returncode == 2
+    assert run.stderr == "dnoir: error: --moves: event 3 (+4): a cannot play +4: the legal moves are 6 7 +3 C T\n"
+
+
+@pytest.mark.parametrize("command", [["score"], ["solve", "--json"], ["advise", "--json"], ["perft"]])
+def test_every_command_that_takes_a_dnp_applies_moves(command):
+    # round 4, b to move; after b's T and a's 5 the position is a's view with b to move
+    dnp = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"
+    after = str(Position.parse(dnp).play("T").play("5"))
+    args = command[:1] + [dnp, "--moves", "T 5"] + command[1:] + (["2"] if command[0] == "perft" else [])
+    plain = command[:1] + [after] + command[1:] + (["2"] if command[0] == "perft" else [])
+    with_moves, direct = dnoir(*args), dnoir(*plain)
+    assert with_moves.returncode == 0, with_moves.stderr
+    if command[0] in ("solve", "advise"):  # timings differ between runs: compare the moves' figures
+        assert json.loads(with_moves.stdout)["moves"] == json.loads(direct.stdout)["moves"]
+    else:
+        assert with_moves.stdout == direct.stdout
