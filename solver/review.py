@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from .analysis import BLUNDER, MISTAKE
-from .events import EventError, apply_event, parse_event
+from .events import HAND_PREFIX, EventError, apply_event, parse_event
 from .notation import PLAYERS, ROUNDS
 from .position import Position
 
@@ -37,7 +37,8 @@ Z95 = 1.959964  # two-sided 95% normal quantile
 class Decision:
     """One reviewed decision: the move played, the best move and the expected score lost.
 
-    `low`/`high` bound the loss (95%); they equal `loss` when `exact` (round 4).
+    `ply` is the move's number in the game (from 1; a new hand is no move). `low`/`high`
+    bound the loss (95%); they equal `loss` when `exact` (round 4).
     `expected_played`/`expected_best` are the estimated scores (win 1, draw 1/2).
     """
 
@@ -147,23 +148,24 @@ def review_record(record: dict, seconds: float | None = None, iterations: int | 
     if seats is not None:
         reviewed = reviewed & seats
     observer = next((p for p in range(2) if pos.hands[p] is not None and pos.hands[1 - p] is None), None)
-    decisions = []
+    decisions, ply = [], 0
     for index, token in enumerate(tokens, 1):
         event = parse_event(token, index)
+        ply += event.move is not None  # moves are numbered from 1; a new hand is no move
         if event.move is not None and not pos.is_over and PLAYERS[pos.to_move] in reviewed \
                 and pos.hands[pos.to_move] is not None:
             view = pos.view(PLAYERS[pos.to_move])
             legal = view.legal_moves()
             if event.move in legal and len(legal) > 1:  # a forced move is no decision
                 decision = judge(view, token, seconds=seconds, iterations=iterations, seed=seed,
-                                 threads=threads, ply=index)
+                                 threads=threads, ply=ply)
                 decisions.append(decision)
                 if on_decision is not None:
                     on_decision(decision)
         try:
             pos = apply_event(pos, event, observer, index)
         except EventError as e:
-            raise ValueError(f"move {index} ({token}): {e.reason}") from None
+            raise ValueError(f"{'event' if 'start' in record else 'move'} {index} ({token}): {e.reason}") from None
     return decisions
 
 
@@ -176,23 +178,25 @@ def render_review(record: dict, decisions: list[Decision], seats: set[str] | Non
     out = [f"review of {' and '.join(sorted(reviewed))} (loss = expected score lost against the best move; "
            "? mistake, ?? blunder, marked only when the 95% interval says so)"]
     observer = next((p for p in range(2) if pos.hands[p] is not None and pos.hands[1 - p] is None), None)
+    ply = 0
     for index, token in enumerate(tokens, 1):
         event = parse_event(token, index)
+        if pos.round != _round_before(out):
+            out.append(f"-- round {pos.round}")
         if event.hand is not None:
-            out.append(f"          new hand: {token[5:]}")
+            out.append(f"      new hand: {token[len(HAND_PREFIX):]}")
         else:
-            if pos.round != _round_before(out):
-                out.append(f"-- round {pos.round}")
+            ply += 1
             mover = PLAYERS[pos.to_move]
-            d = by_ply.get(index)
-            line = f"{index:>4}. {mover}  {token:<3}"
+            d = by_ply.get(ply)
+            line = f"{ply:>4}. {mover}  {token:<3}"
             if d is None and mover in reviewed and len(pos.legal_moves()) == 1:
                 line += "   (forced)"
             if d is not None:
                 line += f"{d.mark:<3}"
                 if d.played != d.best and not (d.exact and d.loss <= 0):
-                    interval = "exact" if d.exact else f"95% [{d.low:+.3f}, {d.high:+.3f}]"
-                    line += f"  best {d.best:<3} loss {d.loss:.3f} ({interval})"
+                    interval = "exact" if d.exact else f"95% [{_three(d.low, '+')}, {_three(d.high, '+')}]"
+                    line += f"  best {d.best:<3} loss {_three(d.loss)} ({interval})"
                 else:
                     line += "  best"
             out.append(line.rstrip())
@@ -215,3 +219,9 @@ def _round_before(lines: list[str]) -> int | None:
         if line.startswith("-- round "):
             return int(line.split()[-1])
     return None
+
+
+def _three(x: float, sign: str = "") -> str:
+    """`x` to three decimals, never '-0.000' (a loss that small is no loss either way)."""
+    text = f"{x:{sign}.3f}"
+    return text.replace("-0.000", f"{sign}0.000") if text.strip("+-") == "0.000" else text
