@@ -72,7 +72,8 @@ def _position(words: tuple[str, ...], default: str | None = None) -> Position:
         words = (default,)
     from .events import apply_option
 
-    return apply_option(Position.parse(" ".join(words)), click.get_current_context().meta.get(MOVES_KEY))
+    ctx = click.get_current_context(silent=True)
+    return apply_option(Position.parse(" ".join(words)), ctx.meta.get(MOVES_KEY) if ctx else None)
 
 
 MOVES_KEY = "dnoir.moves"

@@ -294,7 +294,13 @@ class PlayLoop:
         pos = self.game.position
         mover = PLAYERS[pos.to_move]
         self.say(f"{mover} is thinking...")
-        move = self.engine.choose(pos.view(mover))
+        from .external import EngineFault
+
+        try:
+            move = self.engine.choose(pos.view(mover))
+        except EngineFault as e:
+            self.say(f"error: the engine failed ({e}); the game stops here")
+            raise Quit("engine fault") from None
         self.game.push(str(move))
         self.say(f"{mover} plays {move}" if not move.is_take else f"{mover} takes")
         self._after_move()

@@ -224,3 +224,24 @@ def test_a_hand_cannot_be_entered_against_an_engine():
     game = Game.versus(Position.random_deal(5), seat=1, engine="random")
     PlayLoop(game, io.StringIO("hand:56778\nquit\n"), loop_out, engine=make_player("random")).run()
     assert "error: new hands are dealt by the game against a bot" in loop_out.getvalue()
+
+
+def test_docstring_examples():
+    import doctest
+
+    import solver.play
+
+    result = doctest.testmod(solver.play, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_an_engine_that_fails_stops_the_game_with_one_line(tmp_path):
+    from pathlib import Path
+
+    faulty = Path(__file__).parent / "engines" / "faulty.py"
+    kept = tmp_path / "game.json"
+    run = dnoir("play", "--engine", f"cmd:{sys.executable} {faulty} crash", "--seat", "b", "--seed", "5",
+                "--record", str(kept), input="6\n8\n")  # deal 5: b moves first
+    assert run.returncode == 0, run.stderr
+    assert "error: the engine failed (crash: " in run.stdout and run.stdout.rstrip().endswith("bye")
+    assert json.loads(kept.read_text())["moves"] == "6"
