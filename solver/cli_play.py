@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 
@@ -39,12 +40,14 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
     Commands at the prompt: a move (8, +3, -1, C, T), hint, undo, show, save FILE, help,
     quit. Reads one command a line, so it also works with input from a pipe or a file.
     """
-    from .play import DEFAULT_ENGINE, Game, PlayLoop, Quit, ask_start, load_game, make_player
+    from .play import DEFAULT_ENGINE, Game, PlayLoop, Quit, ask_start, load_game, make_player, write_record
     from .position import Position
 
     if track and engine_spec is not None:
         raise click.UsageError("--track follows a game played elsewhere: it takes no --engine")
     inp, out = sys.stdin, sys.stdout
+    if record is not None:
+        _check_writable(record)  # before any question or move
     if load is not None:
         game = load_game(load)
         if game.tracked != track:
@@ -66,10 +69,23 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
         spec = engine_spec or game.engine or DEFAULT_ENGINE
         game.engine = _checked_spec(spec)
         engine = make_player(game.engine, seed=game.seed or 0)
+    if record is not None:
+        try:
+            write_record(record, game.to_record())
+        except OSError as e:
+            raise click.BadParameter(f"cannot write {record}: {e.strerror or e}", param_hint="--record") from None
     loop = PlayLoop(game, inp, out, engine=engine, hint_seconds=hint_time, review_seconds=review_time,
                     record=record, threads=threads)
     loop.run()
     return 0
+
+
+def _check_writable(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"cannot write {path}: no folder {folder}", param_hint="--record")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"cannot write {path}: permission denied", param_hint="--record")
 
 
 def _checked_spec(spec: str) -> str:

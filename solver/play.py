@@ -187,25 +187,11 @@ class Quit(Exception):
     """The player asked to stop, or the input ended."""
 
 
-class PlayLoop:
-    """Runs a `Game` on text streams: shows the board, reads commands, moves the engine.
+class Console:
+    """Prompts and answers on two text streams; what was read is echoed when it is not a terminal."""
 
-    `engine` (a bot from solver.arena.make_player) plays the other seat of a game against
-    a bot. `hint_seconds` is the search time of `hint`; `review_seconds` that of each
-    decision of the closing review (0: no review); `record` a file rewritten after
-    every event, so that nothing played is lost.
-    """
-
-    def __init__(self, game: Game, inp, out, engine=None, hint_seconds: float = 1.0,
-                 review_seconds: float = 0.0, record: str | None = None, threads: int | None = None):
-        self.game, self.inp, self.out = game, inp, out
-        self.engine = engine
-        self.hint_seconds = hint_seconds
-        self.review_seconds = review_seconds
-        self.record = record
-        self.threads = threads
-
-    # -- input and output --------------------------------------------------------------
+    def __init__(self, inp, out):
+        self.inp, self.out = inp, out
 
     def say(self, text: str = "") -> None:
         """Write lines to the output stream."""
@@ -223,6 +209,26 @@ class PlayLoop:
         if not _is_terminal(self.inp):
             self.out.write(line if line.endswith("\n") else line + "\n")  # a transcript shows what was read
         return line.strip()
+
+
+class PlayLoop(Console):
+    """Runs a `Game` on text streams: shows the board, reads commands, moves the engine.
+
+    `engine` (a bot from solver.arena.make_player) plays the other seat of a game against
+    a bot. `hint_seconds` is the search time of `hint`; `review_seconds` that of each
+    decision of the closing review (0: no review); `record` a file rewritten after
+    every event, so that nothing played is lost.
+    """
+
+    def __init__(self, game: Game, inp, out, engine=None, hint_seconds: float = 1.0,
+                 review_seconds: float = 0.0, record: str | None = None, threads: int | None = None):
+        super().__init__(inp, out)
+        self.game = game
+        self.engine = engine
+        self.hint_seconds = hint_seconds
+        self.review_seconds = review_seconds
+        self.record = record
+        self.threads = threads
 
     # -- the loop -----------------------------------------------------------------------
 
@@ -312,8 +318,12 @@ class PlayLoop:
             self.say(f"--- round {after.round}: {PLAYERS[after.to_move]} moves first")
 
     def _save_record(self) -> None:
-        if self.record is not None:
-            _write_record(self.record, self.game.to_record())
+        if self.record is None:
+            return
+        try:
+            write_record(self.record, self.game.to_record())
+        except OSError as e:  # keep playing: the game is still in memory and `save` can write it elsewhere
+            self.say(f"error: cannot write {self.record}: {e.strerror or e}")
 
     def _finish(self) -> None:
         game = self.game
@@ -364,7 +374,7 @@ class PlayLoop:
             self.say("error: save needs a file name: save FILE")
             return
         try:
-            _write_record(rest, self.game.to_record())
+            write_record(rest, self.game.to_record())
         except OSError as e:
             self.say(f"error: cannot write {rest}: {e.strerror or e}")
             return
@@ -378,7 +388,7 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def _write_record(path: str, record: dict) -> None:
+def write_record(path: str, record: dict) -> None:
     """Write the record as one JSON line, replacing the file in one step (a crash leaves the old one)."""
     tmp = f"{path}.tmp"
     with open(tmp, "w") as f:
@@ -414,7 +424,7 @@ def ask_start(loop_in, out, seat: int | None = None) -> Game:
 
     Each answer is asked again, with the reason, until it is valid; Quit at the end of input.
     """
-    loop = PlayLoop(None, loop_in, out)
+    loop = Console(loop_in, out)
     while seat is None:
         answer = loop.ask("your seat (a or b)").lower()
         if answer in ("quit", "exit"):

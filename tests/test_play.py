@@ -245,3 +245,13 @@ def test_an_engine_that_fails_stops_the_game_with_one_line(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "error: the engine failed (crash: " in run.stdout and run.stdout.rstrip().endswith("bye")
     assert json.loads(kept.read_text())["moves"] == "6"
+
+
+def test_a_record_file_that_cannot_be_written_is_refused_before_the_game(tmp_path):
+    missing = tmp_path / "no" / "game.json"
+    for args in (["--engine", "random", "--seed", "1"], ["--track"]):
+        run = dnoir("play", *args, "--record", str(missing), input="a\n")
+        assert run.returncode == 2
+        assert run.stderr == (f"dnoir: error: Invalid value for --record: cannot write {missing}: "
+                              f"no folder {missing.parent}\n")
+        assert "your seat" not in run.stdout
