@@ -122,15 +122,20 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, as_json
         if index >= len(records):
             raise click.UsageError(f"{record_file} holds {len(records)} game records; --game {index} is past the end")
         records = [(index, records[index][1], records[index][2])]
+    progress = sys.stderr.isatty()  # a long review shows where it is, on a terminal only
     for number, line, record in records:
         def emit(decision, number=number):
             if as_json:
                 click.echo(json.dumps(dict(game=number, **decision.to_dict())))
+            if progress:
+                click.echo(f"\rreviewing game {number}: move {decision.ply} done ", err=True, nl=False)
         try:
             decisions = review_record(record, seconds=seconds, iterations=iterations, seed=seed, threads=threads,
                                       seats={seat} if seat else None, on_decision=emit)
         except ValueError as e:
             raise click.ClickException(f"{record_file} line {line}: {e}") from None
+        if progress:
+            click.echo("\r\033[K", err=True, nl=False)
         if not as_json:
             if len(records) > 1:
                 click.echo(f"== game {number} (line {line})")

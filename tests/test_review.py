@@ -12,7 +12,7 @@ import solver.review
 from solver.analysis import annotate_game
 from solver.arena import play_game
 from solver.position import Position
-from solver.review import Decision, judge, mark_for, render_review, review_record
+from solver.review import judge, mark_for, render_review, review_record
 from solver.search import Advice, MoveStats
 
 ROUND4 = {"deal": "885565 78+3-1-2/57+2+3+4 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a - . 58C",
