@@ -31,6 +31,9 @@ from .notation import PLAYERS, ROUNDS
 from .position import Position
 
 Z95 = 1.959964  # two-sided 95% normal quantile
+# Below this many visits a move's sample spread is too unsteady to trust (a few equal
+# results give a spread of 0): the interval uses the bound that holds for any scores.
+MIN_VISITS_FOR_SE = 30
 
 
 @dataclass(frozen=True)
@@ -122,15 +125,17 @@ def judge(view: Position, played: str, seconds: float | None = None, iterations:
 def _standard_error(stats) -> float:
     """The standard error of a move's estimated score.
 
-    The search's own figure when it gives one; otherwise the bound sqrt(p(1-p)/n), which no
-    score in [0, 1] with mean p exceeds (draws only lower it). A move never visited has no
-    estimate: an infinite error, so it is never marked.
+    The search's own figure (`MoveStats.se`: the spread of the move's results over the
+    square root of its visits) once the move has had MIN_VISITS_FOR_SE visits and its results
+    differ; otherwise the bound sqrt(p(1-p)/n), which no score in [0, 1] with mean p exceeds
+    (at p = 0 or 1, where a few equal results say little, sqrt(1/4n)). A move never visited
+    has no estimate: an infinite error, so it is never marked.
     """
-    se = getattr(stats, "se", None)
-    if se is not None:
-        return float(se)
     if not stats.visits:
         return math.inf
+    se = getattr(stats, "se", None)
+    if se and stats.visits >= MIN_VISITS_FOR_SE:
+        return float(se)
     p = min(max(stats.expected, 0.0), 1.0)
     return math.sqrt(p * (1 - p) / stats.visits) if 0 < p < 1 else math.sqrt(0.25 / stats.visits)
 

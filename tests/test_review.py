@@ -177,3 +177,17 @@ def test_review_of_a_bad_file_is_one_line(tmp_path):
     run = dnoir("review", str(path))
     assert run.returncode == 2
     assert run.stderr.strip().startswith(f"dnoir: error: {path} line 1: move 2 (8): b cannot play 8")
+
+
+def test_the_searchs_standard_error_is_used_once_a_move_has_enough_visits():
+    from solver.review import MIN_VISITS_FOR_SE, _standard_error
+
+    class Stats:  # MoveStats with the search's standard error
+        def __init__(self, visits, expected, se):
+            self.visits, self.expected, self.se = visits, expected, se
+
+    assert _standard_error(Stats(MIN_VISITS_FOR_SE, 0.5, 0.01)) == 0.01
+    # few visits, or results all equal: the bound for any scores in [0, 1]
+    assert _standard_error(Stats(MIN_VISITS_FOR_SE - 1, 0.5, 0.01)) == pytest.approx(math.sqrt(0.25 / 29))
+    assert _standard_error(Stats(100, 0.0, 0.0)) == pytest.approx(0.05)
+    assert _standard_error(Stats(0, 0.0, 0.0)) == math.inf
