@@ -51,7 +51,8 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
     if load is not None:
         game = load_game(load)
         if game.tracked != track:
-            raise click.UsageError(f"{load} holds a {'tracked game: add --track' if game.tracked else 'game against an engine: drop --track'}")
+            what = "a tracked game: add --track" if game.tracked else "a game against an engine: drop --track"
+            raise click.UsageError(f"{load} holds {what}")
     elif track:
         try:
             game = ask_start(inp, out, seat=None if seat == "random" else PLAYERS.index(seat))
@@ -99,7 +100,8 @@ def _checked_spec(spec: str) -> str:
 @click.option("--game", "index", type=Whole(0, 10**9), default=None,
               help="Which record of the file (0 = the first; default: every one).")
 @click.option("--time", "seconds", type=Real(0.001, MAX_SECONDS), default=None,
-              help="Seconds of search for each decision before round 4 (default 1 when --iterations is not given).")
+              help="Seconds of search for each decision before round 4 "
+                   "(default 1 when --iterations is not given).")
 @click.option("--iterations", type=Whole(1, MAX_ITERATIONS), default=None,
               help="Iterations of search for each decision before round 4 (reproducible with --seed).")
 @click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the search.")
@@ -120,7 +122,8 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, as_json
     records = _read_records(record_file)
     if index is not None:
         if index >= len(records):
-            raise click.UsageError(f"{record_file} holds {len(records)} game records; --game {index} is past the end")
+            raise click.UsageError(f"{record_file} holds {len(records)} game records; "
+                                   f"--game {index} is past the end")
         records = [(index, records[index][1], records[index][2])]
     progress = sys.stderr.isatty()  # a long review shows where it is, on a terminal only
     for number, line, record in records:

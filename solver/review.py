@@ -5,14 +5,14 @@ players is reviewed), a game saved by `dnoir play` (`seat`, `deal`, `moves`) or 
 followed with `dnoir play --track` (`seat`, `start`, `events`); the last two are reviewed
 from the seat they were played from.
 
-Each decision (a move played where there was a choice) is judged from the mover's view. In round 4 the figures are exact, the same
-as `dnoir analyse` gives (solver.endgame in view mode). In rounds 1 to 3 they come from
-the information-set search of `dnoir advise`: the best move is the one the search
+Each decision (a move played where there was a choice; a forced move is none) is judged
+from the mover's view. In round 4 the figures are exact, the same as `dnoir analyse`
+gives (solver.endgame in view mode). In rounds 1 to 3 they come from the
+information-set search of `dnoir advise`: the best move is the one the search
 recommends, and the loss gets a 95% confidence interval from the standard errors of the
 two moves' estimated scores. A mark (`?` a mistake, `??` a blunder, the thresholds of
 solver.analysis) is given only when the whole interval lies at or above the threshold.
 
->>> from solver.position import Position
 >>> record = {"deal": "885565 78+3-1-2/57+2+3+4 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a - . 58C",
 ...           "moves": "T T 7 +4"}
 >>> [(d.player, d.played, d.best, d.mark) for d in review_record(record)]
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from .analysis import BLUNDER, MISTAKE
-from .events import HAND_PREFIX, EventError, apply_event, parse_event
+from .events import HAND_PREFIX, EventError, apply_event, observer_of, parse_event
 from .notation import PLAYERS, ROUNDS
 from .position import Position
 
@@ -152,7 +152,7 @@ def review_record(record: dict, seconds: float | None = None, iterations: int | 
     pos, tokens, reviewed = game_of(record)
     if seats is not None:
         reviewed = reviewed & seats
-    observer = next((p for p in range(2) if pos.hands[p] is not None and pos.hands[1 - p] is None), None)
+    observer = observer_of(pos)
     decisions, ply = [], 0
     for index, token in enumerate(tokens, 1):
         event = parse_event(token, index)
@@ -182,7 +182,7 @@ def render_review(record: dict, decisions: list[Decision], seats: set[str] | Non
     by_ply = {d.ply: d for d in decisions}
     out = [f"review of {' and '.join(sorted(reviewed))} (loss = expected score lost against the best move; "
            "? mistake, ?? blunder, marked only when the 95% interval says so)"]
-    observer = next((p for p in range(2) if pos.hands[p] is not None and pos.hands[1 - p] is None), None)
+    observer = observer_of(pos)
     ply = 0
     for index, token in enumerate(tokens, 1):
         event = parse_event(token, index)
@@ -195,7 +195,8 @@ def render_review(record: dict, decisions: list[Decision], seats: set[str] | Non
             mover = PLAYERS[pos.to_move]
             d = by_ply.get(ply)
             line = f"{ply:>4}. {mover}  {token:<3}"
-            if d is None and mover in reviewed and len(pos.legal_moves()) == 1:
+            forced = pos.hands[pos.to_move] is not None and len(pos.legal_moves()) == 1
+            if d is None and mover in reviewed and forced:
                 line += "   (forced)"
             if d is not None:
                 line += f"{d.mark:<3}"
