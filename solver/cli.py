@@ -65,12 +65,26 @@ def _looks_like_cards(arg: str) -> bool:
 
 
 def _position(words: tuple[str, ...], default: str | None = None) -> Position:
-    """The position given as one quoted argument or as its fields unquoted."""
+    """The position given as one quoted argument or as its fields unquoted, after any `--moves`."""
     if not words:
         if default is None:
             raise click.UsageError("a position (DNP) is required")
-        return Position.parse(default)
-    return Position.parse(" ".join(words))
+        words = (default,)
+    from .events import apply_option
+
+    ctx = click.get_current_context(silent=True)
+    return apply_option(Position.parse(" ".join(words)), ctx.meta.get(MOVES_KEY) if ctx else None)
+
+
+MOVES_KEY = "dnoir.moves"
+
+
+def moves_option(f):
+    """The `--moves EVENTS` option of a command that takes a DNP: `_position` applies the events."""
+    return click.option("--moves", metavar="EVENTS", default=None, expose_value=False,
+                        callback=lambda ctx, _param, value: ctx.meta.__setitem__(MOVES_KEY, value),
+                        help="Events applied to the DNP first: move tokens and hand:<cards> for your "
+                             "new hand at a round start, e.g. \"8 -1 T\".")(f)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -84,13 +98,17 @@ def cli():
 
 @cli.command(cls=PositionArgsCommand)
 @click.argument("dnp", nargs=-1)
-def show(dnp):
+@moves_option
+@click.option("--dnp", "dnp_only", is_flag=True, help="Print only the DNP of the position (after --moves).")
+def show(dnp, dnp_only):
     """Print a readable board for the position DNP (default: the built-in example)."""
-    click.echo(render_board(_position(dnp, default=EXAMPLE_DNP)))
+    pos = _position(dnp, default=EXAMPLE_DNP)
+    click.echo(str(pos) if dnp_only else render_board(pos))
 
 
 @cli.command(cls=PositionArgsCommand)
 @click.argument("dnp", nargs=-1)
+@moves_option
 def score(dnp):
     """The result and score breakdown of a finished position, or the score so far."""
     click.echo(render_score(_position(dnp)))
@@ -99,6 +117,7 @@ def score(dnp):
 @cli.command(cls=PositionArgsCommand)
 @click.argument("args", nargs=-1)
 @click.option("--divide", is_flag=True, help="First print 'move: count' for every legal move.")
+@moves_option
 def perft(args, divide):
     """Count the move sequences of DEPTH moves from a fully known position.
 
@@ -145,6 +164,7 @@ def deal(seed):
 @click.option("--mode", type=click.Choice(["auto", "open", "view"]), default="auto", show_default=True,
               help="open: both hands known; view: over every hand the opponent may hold; "
                    "auto: open when both hands are known.")
+@moves_option
 def solve(dnp, as_json, tt_mb, mode):
     """Solve a round-4 position exactly: the value of every legal move, best first.
 
@@ -173,6 +193,7 @@ def solve(dnp, as_json, tt_mb, mode):
               help=f"Tree nodes in all threads together; memory is bounded by "
                    f"{NODE_BYTES} bytes a node ({memory_bound_mb():.0f} MB at the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@moves_option
 def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
     """Advise the side to move: every legal move with its share of the search, estimated
     score (win probability, draws as 1/2) and mean margin, best first.
@@ -250,6 +271,7 @@ def _fail(message: str, code: int = 2):
 
 # The commands of the other modules register themselves on `cli` when imported.
 from . import cli_bench, cli_games  # noqa: E402,F401
+from . import cli_play  # noqa: E402,F401
 
 if __name__ == "__main__":
     # run as `python -m solver.cli`: use the package's module, on which every command registered

@@ -166,6 +166,8 @@ class Position:
         At the end of rounds 1-3 the next hands are dealt from the deck when it is known;
         when it is not, both new hands are hidden.
         """
+        if self.to_move is not None and self.hands[self.to_move] is None:
+            return self._play_hidden(move)
         if isinstance(move, str):
             move = Move.parse(move)
         if self.is_over:
@@ -229,3 +231,75 @@ class Position:
     def zobrist(self) -> int:
         """The 64-bit Zobrist hash of the position (hidden hands count as empty)."""
         return self._core().zobrist()
+
+    # -- following a real game from one player's view ------------------------------------
+
+    def _play_hidden(self, move: Move | str) -> "Position":
+        """`play` for a side to move whose hand is hidden: the card named becomes public.
+
+        The hidden hand shrinks by one. The play is refused when no copy of that kind is
+        left among the cards the other player cannot see; a take works as for a known hand.
+        """
+        if isinstance(move, str):
+            move = Move.parse(move)
+        mover = self.to_move
+        hands = list(self.hands[q] if self.hands[q] is not None else counts_of([]) for q in range(2))
+        if not move.is_take:
+            if not self._unplaced_counts()[move.index]:
+                raise MoveError(f"{PLAYERS[mover]} cannot play {move}: every {move} is already in sight "
+                                "(line, collections or the known hand)")
+            # the core plays from a one-card hand; the hand size follows from the actions
+            hands[mover] = counts_of([move.index])
+        core = CoreState.build(
+            line=self.line, hands=tuple(hands), colls=self.colls, round=self.round, to_move=mover,
+            first=self.first, actions=self.actions, taken=self.taken, deck=self.deck, removed=self.removed)
+        if move.index not in core.legal_moves():
+            why = f"{PLAYERS[mover]} has taken this round already" if self.taken >> mover & 1 else "the line is empty"
+            raise MoveError(f"{move} is not legal here ({why})")
+        child = core.play(move.index)
+        new_round = child.export()["round"] != self.round
+        hidden = (self.deck is None,) * 2 if new_round else tuple(h is None for h in self.hands)
+        return Position._from_core(child, hidden, self.removed)
+
+    def deal(self, player, hand) -> "Position":
+        """The view after `player` ('a' or 'b') learns its own hidden hand (a new round's deal).
+
+        `hand` is a field of card tokens ('568+2C') or counts per kind. It must have as many
+        cards as the hidden hand and only cards `player` has not seen; PositionError says why not.
+
+        >>> view = Position.parse("5+2 ?????/????? ./. 1 a -")
+        >>> str(view.deal("a", "678+3C"))
+        '5+2 678+3C/????? ./. 1 a -'
+        """
+        p = _player_index(player)
+        name = f"hand {PLAYERS[p]}"
+        if self.hands[p] is not None:
+            raise PositionError(name, "this hand is already known")
+        if isinstance(hand, str):
+            from .cards import CardError, parse_cards
+            try:
+                hand = counts_of(parse_cards(hand))
+            except CardError as e:
+                raise PositionError(name, str(e)) from None
+        hand = tuple(hand)
+        if sum(hand) != self.hand_sizes[p]:
+            raise PositionError(name, f"{sum(hand)} cards given, the hand holds {self.hand_sizes[p]}")
+        from .cards import KINDS
+        for kind, (n, left) in enumerate(zip(hand, self._unplaced_counts())):
+            if n > left:
+                raise PositionError(name, f"{n} x {KINDS[kind]} given, but only {left} {KINDS[kind]} "
+                                          f"{'is' if left == 1 else 'are'} unseen by {PLAYERS[p]}")
+        hands = tuple(hand if q == p else self.hands[q] for q in range(2))
+        return replace(self, hands=hands)
+
+    def _unplaced_counts(self) -> tuple[int, ...]:
+        """Counts per kind of the cards in no known field: the hidden hands, the deck, the removed.
+
+        For a view whose own hand is known this is what the core's `unseen_counts` gives; it
+        also holds when both hands are hidden (a round start before the observer's deal),
+        which the core's count refuses.
+        """
+        from .cards import COMPOSITION  # local: this block is added to the class as one piece
+        fields_known = [counts_of(self.line), *self.colls, *(h for h in self.hands if h is not None)]
+        fields_known += [counts_of(cards) for cards in (self.deck, self.removed) if cards is not None]
+        return tuple(total - sum(field[k] for field in fields_known) for k, total in enumerate(COMPOSITION))
