@@ -55,7 +55,7 @@ from dataclasses import replace
 import numpy as np
 import pyspiel
 
-from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move, counts_of
+from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move
 from .notation import PLAYERS, ROUNDS
 from .observation import OBSERVATION_SIZE, encode_view
 from .position import Position
@@ -313,7 +313,6 @@ class DistrictNoirState(pyspiel.State):
 
     def _start_from(self, pos: Position) -> None:
         """Schedule the deal of the `dnp` start's hidden hands, or start play."""
-        f = self._f
         hidden = [p for p in range(2) if pos.hands[p] is None]
         for p in range(2):
             if pos.hands[p] is not None:

@@ -9,15 +9,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")  # the [openspiel] extra, part of [test]
-
-import solver.observation  # noqa: E402
-import solver.openspiel  # noqa: E402  (registers the game)
-from solver import Position  # noqa: E402
-from solver._core import CoreState  # noqa: E402
-from solver.cards import COMPOSITION, KINDS, NKINDS, tokenize  # noqa: E402
-from solver.observation import encode_view  # noqa: E402
-from solver.openspiel import GAME_NAME, MAX_MARGIN  # noqa: E402
+import pyspiel  # the [openspiel] extra, part of [test]: these tests never skip
+import solver.observation
+import solver.openspiel  # registers the game
+from solver import Position
+from solver._core import CoreState
+from solver.cards import COMPOSITION, KINDS, NKINDS, tokenize
+from solver.observation import encode_view
+from solver.openspiel import GAME_NAME, MAX_MARGIN
 
 # NOTATION.md's round-4 example: b to move, a has taken, two cards in each hand.
 ROUND4_FULL = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"

@@ -6,16 +6,14 @@ import random
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test, seed_test
 
-pytest.importorskip("pettingzoo")  # the [pettingzoo] extra, part of [test]
-
-import solver.pettingzoo  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
-from solver import Position  # noqa: E402
-from solver.board import render_board  # noqa: E402
-from solver.bots import Bot  # noqa: E402
-from solver.observation import encode_view  # noqa: E402
-from solver.pettingzoo import AGENTS, BotOpponent, env, fill_hidden, play_against, raw_env  # noqa: E402
+import solver.pettingzoo
+from solver import Position
+from solver.board import render_board
+from solver.bots import Bot
+from solver.observation import encode_view
+from solver.pettingzoo import AGENTS, BotOpponent, env, fill_hidden, play_against, raw_env
 
 # PettingZoo's api_test warns about every Dict observation space, the classic-games convention.
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent"),
@@ -90,6 +88,7 @@ def test_observations_show_only_what_the_agent_sees_and_mask_only_the_mover():
                                                for m in range(12)]
 
 
+@pytest.mark.filterwarnings("ignore:render")
 def test_render_ansi_is_the_board_and_no_mode_renders_nothing():
     game = raw_env(render_mode="ansi")
     game.reset(seed=1)
