@@ -88,7 +88,7 @@ def test_observations_show_only_what_the_agent_sees_and_mask_only_the_mover():
                                                for m in range(12)]
 
 
-@pytest.mark.filterwarnings("ignore:render")
+@pytest.mark.filterwarnings(r"ignore:.*render\(\) called without a render_mode")
 def test_render_ansi_is_the_board_and_no_mode_renders_nothing():
     game = raw_env(render_mode="ansi")
     game.reset(seed=1)
