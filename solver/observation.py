@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NKINDS, NCARDS
+from .cards import NCARDS, NKINDS
+from .notation import REMOVED, deck_size
 
 # The line never holds a removed card, so it is never longer than this.
 MAX_LINE = NCARDS - 3
@@ -46,6 +47,10 @@ def _slices(layout):
 
 
 PIECES, OBSERVATION_SIZE = _slices(_LAYOUT)
+_NO_HAND = (0,) * NKINDS
+
+
+_LINE_OFFSETS = PIECES["line"].start + NKINDS * np.arange(MAX_LINE)
 
 
 def encode_view(pos, observer: int, out: np.ndarray | None = None, own_hand_visible: bool = True) -> np.ndarray:
@@ -66,15 +71,10 @@ def encode_view(pos, observer: int, out: np.ndarray | None = None, own_hand_visi
     out[taken] = pos.taken & 1
     out[taken + 1] = pos.taken >> 1 & 1
     hand = pos.hands[observer]
-    if own_hand_visible and hand is not None:
-        out[PIECES["own_hand"]] = hand
-    out[PIECES["hand_sizes"]] = pos.hand_sizes
-    out[PIECES["deck_size"].start] = 2 * 5 * (4 - pos.round)
-    out[PIECES["removed"].start] = 3
-    colls = PIECES["collections"].start
-    out[colls:colls + NKINDS] = pos.colls[0]
-    out[colls + NKINDS:colls + 2 * NKINDS] = pos.colls[1]
-    line = PIECES["line"].start
-    for i, kind in enumerate(pos.line):
-        out[line + i * NKINDS + kind] = 1.0
+    # the counts pieces sit next to each other: own hand, hand sizes, deck, removed, collections
+    counts = (hand if own_hand_visible and hand is not None else _NO_HAND) + pos.hand_sizes + \
+        (deck_size(pos.round), REMOVED) + pos.colls[0] + pos.colls[1]
+    out[PIECES["own_hand"].start:PIECES["collections"].stop] = counts
+    if pos.line:
+        out[_LINE_OFFSETS[:len(pos.line)] + np.array(pos.line)] = 1.0
     return out

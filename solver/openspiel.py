@@ -114,7 +114,7 @@ class _Memo:
     The rules are the same in every game, so one memo serves all games. When full it starts over.
     """
 
-    def __init__(self, size: int = 1 << 18):
+    def __init__(self, size: int = 1 << 16):
         self.size = size
         self.children: dict = {}
         self.legal: dict = {}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+import solver.bench.adapters
 import solver.pettingzoo
 from solver import Position
 from solver.board import render_board
@@ -22,8 +23,9 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agen
 ROUND4_HIDDEN = "7-2+3 ??/?? 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"
 
 
-def test_docstring_examples():
-    result = doctest.testmod(solver.pettingzoo, optionflags=doctest.ELLIPSIS)
+@pytest.mark.parametrize("module", [solver.pettingzoo, solver.bench.adapters])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 
 
@@ -155,3 +157,22 @@ def test_our_bots_play_whole_games_as_opponents(spec):
     rewards = [play_against(env(), random_policy, BotOpponent(spec, seed=s), agent=AGENTS[s % 2], seed=s)
                for s in range(2)]
     assert all(r in (-1, 0, 1) for r in rewards)
+
+
+def test_bench_adapters_measures_the_three_loops_through_the_cli():
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "bench", "adapters", "--games", "3", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert sorted(report["loops"]) == ["api", "openspiel", "pettingzoo"] and report["missing"] == []
+    for name, loop in report["loops"].items():
+        assert loop["games"] == 3 and loop["moves"] > 0 and loop["games_per_second"] > 0
+        if name != "api":
+            assert loop["slowdown"] == round(report["loops"]["api"]["games_per_second"] / loop["games_per_second"], 2)
+    bad = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "bench", "adapters", "--games", "0"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--games" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
