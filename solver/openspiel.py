@@ -589,3 +589,36 @@ class DistrictNoirObserver:
 
 
 pyspiel.register_game(_GAME_TYPE, DistrictNoirGame)
+
+
+class DnoirBot(pyspiel.Bot):
+    """A `solver.bots` bot (`greedy`, `pimc:worlds=50`, `ismcts:iterations=2000`, ...) as an
+    OpenSpiel bot, so OpenSpiel's own tools (`evaluate_bots`, arenas) can pit it against theirs.
+
+    It sees only what the player sees: the observation string, which is the player's view DNP.
+
+    >>> import pyspiel, numpy as np
+    >>> from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+    >>> game = pyspiel.load_game("python_district_noir")
+    >>> bots = [DnoirBot("greedy", seed=1), DnoirBot("random", seed=2)]
+    >>> sum(evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(3)))
+    0.0
+    """
+
+    def __init__(self, spec: str = "ismcts:iterations=2000", seed: int = 0):
+        pyspiel.Bot.__init__(self)
+        from .bots import make_bot  # here: the bots pull in the search modules
+
+        self.bot = make_bot(spec, seed=seed)
+
+    def step(self, state):
+        """The bot's move (an action number) for the player to move in `state`."""
+        view = Position.parse(state.observation_string(state.current_player()))
+        return self.bot.choose(view).index
+
+    def restart_at(self, state):
+        """A new game: forget anything kept between moves."""
+        self.bot.new_game()
+
+    def inform_action(self, state, player_id, action):
+        """Nothing to do: the bot reads every position afresh."""

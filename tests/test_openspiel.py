@@ -456,3 +456,36 @@ def test_cfr_solves_a_small_round4_game_and_exploitability_falls():
         cfr.evaluate_and_update_policy()
     tenth = pyspiel.exploitability(game, cfr.average_policy())
     assert 0.0 <= tenth < first / 10
+
+
+def test_openspiel_ismcts_against_our_bot_through_dnoir_bot():
+    """OpenSpiel's ISMCTS bot against `DnoirBot` (our bots inside OpenSpiel), round-4 games."""
+    from solver.openspiel import DnoirBot
+
+    game = load(dnp=ROUND4_HIDDEN, margin=True)
+    rng = random.Random(2)
+    for seed in range(2):
+        theirs = ismcts_bot(game, seed, simulations=20)
+        ours = DnoirBot("ismcts:iterations=200", seed=seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+                continue
+            bot = theirs if state.current_player() == seed % 2 else ours
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+        assert state.returns()[0] == -state.returns()[1]
+
+
+def test_dnoir_bot_sees_only_the_players_view():
+    from solver.openspiel import DnoirBot
+
+    seen = []
+    bot = DnoirBot("random", seed=0)
+    choose = bot.bot.choose
+    bot.bot.choose = lambda view: (seen.append(view), choose(view))[1]
+    state = load(dnp=ROUND4_FULL).new_initial_state()
+    state.apply_action(bot.step(state))
+    assert seen == [Position.parse(ROUND4_FULL).view("b")]
