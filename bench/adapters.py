@@ -7,14 +7,16 @@ distinct legal moves to the end.
 * `openspiel`: `pyspiel.load_game("python_district_noir")`, chance outcomes sampled with their
   probabilities, `legal_actions`, `apply_action`, `returns` (OpenSpiel's standard loop);
 * `pettingzoo`: `solver.pettingzoo.env()` (with PettingZoo's classic wrappers), `reset`,
-  `agent_iter`, `last`, a random legal action from the mask, `step`.
+  `agent_iter`, `last`, a random legal action from the mask, `step`;
+* `pettingzoo_raw`: the same through the bare `raw_env()`, which shows how much of the
+  PettingZoo figure is the wrappers'.
 
-The loops run in alternating slices in the same process, so that a busy machine slows all
-three alike; `slowdown` is the API's rate divided by the adapter's (the issue's target: at
+The loops run in alternating slices in the same process and are timed in CPU seconds, so
+that a busy machine slows them alike; `slowdown` is the API's rate divided by the adapter's (the issue's target: at
 most 3). A framework that is not installed is reported as missing, not measured.
 
 >>> report = run_adapters(games=4, seed=1, slices=2)
->>> sorted(report["loops"]) == ["api", "openspiel", "pettingzoo"]
+>>> sorted(report["loops"]) == ["api", "openspiel", "pettingzoo", "pettingzoo_raw"]
 True
 """
 
@@ -70,11 +72,12 @@ def openspiel_loop():
     return loop
 
 
-def pettingzoo_loop():
-    """The same loop through the PettingZoo environment (built here, outside the timing)."""
-    from solver.pettingzoo import env
+def pettingzoo_loop(wrapped: bool = True):
+    """The same loop through the PettingZoo environment (built here, outside the timing):
+    `env()` with PettingZoo's classic wrappers, or the bare `raw_env()`."""
+    from solver.pettingzoo import env, raw_env
 
-    environment = env()
+    environment = env() if wrapped else raw_env()
 
     def loop(games: int, seed: int) -> int:
         rng = random.Random(seed)
@@ -94,11 +97,15 @@ def pettingzoo_loop():
     return loop
 
 
-LOOPS = {"api": api_loop, "openspiel": openspiel_loop, "pettingzoo": pettingzoo_loop}
+LOOPS = {"api": api_loop, "openspiel": openspiel_loop, "pettingzoo": pettingzoo_loop,
+         "pettingzoo_raw": lambda: pettingzoo_loop(wrapped=False)}
 
 
-def run_adapters(games: int = 300, seed: int = 0, slices: int = 5) -> dict:
-    """Games per second of each loop (`games` each, in `slices` alternating slices)."""
+def run_adapters(games: int = 300, seed: int = 0, slices: int = 10) -> dict:
+    """Games per second of each loop (`games` each, in `slices` alternating slices).
+
+    Times are CPU seconds of this process (`time.process_time`): on a shared machine, other
+    processes then slow no loop more than another. Wall seconds are reported too."""
     loops_by_name = {}
     for name, make in LOOPS.items():
         try:
@@ -109,6 +116,7 @@ def run_adapters(games: int = 300, seed: int = 0, slices: int = 5) -> dict:
     for name in names:  # one warm-up game each: first calls fill caches and import lazily
         loops_by_name[name](1, seed)
     seconds = dict.fromkeys(names, 0.0)
+    wall = dict.fromkeys(names, 0.0)
     moves = dict.fromkeys(names, 0)
     played = dict.fromkeys(names, 0)
     for i in range(slices):
@@ -116,11 +124,13 @@ def run_adapters(games: int = 300, seed: int = 0, slices: int = 5) -> dict:
         if not share:
             continue
         for name in names:
-            start = time.perf_counter()
+            start, start_wall = time.process_time(), time.perf_counter()
             moves[name] += loops_by_name[name](share, seed + i)
-            seconds[name] += time.perf_counter() - start
+            seconds[name] += time.process_time() - start
+            wall[name] += time.perf_counter() - start_wall
             played[name] += share
     loops = {name: dict(games=played[name], moves=moves[name], seconds=round(seconds[name], 4),
+                        wall_seconds=round(wall[name], 4),
                         games_per_second=round(played[name] / seconds[name], 1)) for name in names}
     api_rate = loops["api"]["games_per_second"]
     for name in names:
@@ -134,12 +144,13 @@ def run_adapters(games: int = 300, seed: int = 0, slices: int = 5) -> dict:
 
 def format_adapters(report: dict) -> str:
     """The report as the lines `dnoir bench adapters` prints."""
-    lines = [f"{'loop':<11} {'games':>6} {'moves':>7} {'seconds':>8} {'games/s':>9}  slowdown vs the API"]
+    lines = [f"{'loop':<14} {'games':>6} {'moves':>7} {'CPU s':>8} {'games/s':>9}  slowdown vs the API"]
     for name, loop in report["loops"].items():
         note = "(baseline)" if name == "api" else (
             f"x{loop['slowdown']:.2f} ({'within' if loop['within_target'] else 'over'} the x{TARGET_SLOWDOWN:g} target)")
-        lines.append(f"{name:<11} {loop['games']:>6} {loop['moves']:>7} {loop['seconds']:>8.2f} "
+        lines.append(f"{name:<14} {loop['games']:>6} {loop['moves']:>7} {loop['seconds']:>8.2f} "
                      f"{loop['games_per_second']:>9.1f}  {note}")
     for name in report["missing"]:
-        lines.append(f"{name:<11} not installed (pip install \".[{name}]\")")
+        extra = name.split("_")[0]
+        lines.append(f"{name:<14} not installed (pip install \".[{extra}]\")")
     return "\n".join(lines)

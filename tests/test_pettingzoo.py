@@ -168,7 +168,7 @@ def test_bench_adapters_measures_the_three_loops_through_the_cli():
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
-    assert sorted(report["loops"]) == ["api", "openspiel", "pettingzoo"] and report["missing"] == []
+    assert sorted(report["loops"]) == ["api", "openspiel", "pettingzoo", "pettingzoo_raw"] and report["missing"] == []
     for name, loop in report["loops"].items():
         assert loop["games"] == 3 and loop["moves"] > 0 and loop["games_per_second"] > 0
         if name != "api":
