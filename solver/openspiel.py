@@ -58,6 +58,7 @@ import pyspiel
 from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move
 from .notation import ACTIONS_PER_ROUND, HAND_SIZE, PLAYERS, ROUNDS
 from .observation import OBSERVATION_SIZE, encode_view
+from .endgame import unseen_pool
 from .position import Position
 
 GAME_NAME = "python_district_noir"
@@ -482,8 +483,8 @@ class DistrictNoirState(pyspiel.State):
         hand = pos.hands[other]
         if start is None or not sum(hand):
             return self.clone()
-        unseen = _subtract(COMPOSITION, pos.line + (pos.deck or ()) + (pos.removed or ()),
-                           *pos.colls, pos.hands[player_id])
+        # the core's count of the cards player_id cannot see, less what the dnp fixed
+        unseen = _subtract(unseen_pool(pos, player_id), (pos.deck or ()) + (pos.removed or ()))
         cards = [k for k in range(NKINDS) for _ in range(unseen[k])]
         new_hand = [0] * NKINDS
         for _ in range(sum(hand)):

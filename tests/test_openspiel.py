@@ -328,6 +328,7 @@ def resample_checks(state, sampler):
         new = state.resample_from_infostate(player, sampler)
         assert new.information_state_string(player) == state.information_state_string(player)
         assert new.current_player() == state.current_player()
+        assert len(new.history()) == len(state.history())  # hidden cards never change the tree's shape
         replayed = game.new_initial_state()
         for action in new.history():
             if replayed.is_chance_node():
@@ -489,3 +490,37 @@ def test_dnoir_bot_sees_only_the_players_view():
     state = load(dnp=ROUND4_FULL).new_initial_state()
     state.apply_action(bot.step(state))
     assert seen == [Position.parse(ROUND4_FULL).view("b")]
+
+
+def minimax(state, player):
+    """`player`'s value of `state` when both play best for the win/draw/loss returns."""
+    if state.is_terminal():
+        return state.returns()[player]
+    values = [minimax(state.child(a), player) for a in state.legal_actions()]
+    return max(values) if state.current_player() == player else min(values)
+
+
+def test_the_game_tree_agrees_with_the_exact_endgame_solver():
+    """From full round-4 DNPs late in the round (no chance node), the minimax value of every
+    move in OpenSpiel's tree is the outcome the exact solver (solver.endgame) gives it."""
+    from solver.endgame import solve
+
+    checked = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        pos = Position.random_deal(seed)
+        while not pos.is_over and (pos.round < 4 or sum(pos.actions) < 4):
+            pos = pos.play(rng.choice(pos.legal_moves()))
+        if pos.is_over:
+            continue
+        state = load(dnp=str(pos)).new_initial_state()
+        assert not state.is_chance_node()
+        mover = pos.to_move
+        outcomes = {m.move: m.outcome for m in solve(pos, mode="open").moves}
+        for action in state.legal_actions():
+            value = minimax(state.child(action), mover)
+            assert {1.0: "win", 0.0: "draw", -1.0: "loss"}[value] == outcomes[state.action_to_string(mover, action)]
+        checked += 1
+        if checked == 25:
+            break
+    assert checked == 25
