@@ -38,13 +38,17 @@ Game parameters:
   gives is fixed (a known hand, the deck order, the removed cards); what it hides is dealt by
   chance from the cards it leaves unseen: a `?` hand at the start, the deck (when omitted) at the
   end of each round. A full round-4 DNP has no chance node; with `??/??` hands the game starts
-  with both hands dealt from the unseen cards, the small imperfect-information game that CFR
-  solves in seconds (docs/adapters.md).
+  with both hands dealt from the unseen cards, a small imperfect-information game that
+  OpenSpiel's CFR+ solves in under a minute (docs/adapters.md).
 
 Information state (`information_state_string`/`_tensor`) is perfect recall: the observation
 plus everything the player has seen happen (own cards dealt, line cards dealt, the coin flip,
 every move). The observation (`observation_string`/`_tensor`) is the player's current view:
 the string is the view's DNP (`Position.view`), the tensor is `solver.observation.encode_view`.
+
+Speed: `clone()` shares the state's immutable fields instead of copying them, and a bounded
+memo (`MEMO`) keeps the core's answers for positions met again, so algorithms that walk the
+same tree many times (CFR, exploitability, ISMCTS) pay for each position once.
 """
 
 from __future__ import annotations
