@@ -118,12 +118,13 @@ def test_hidden_hands_are_dealt_with_their_exact_probabilities():
     pool = list(COMPOSITION)
     for k in list(start.line) + [k for c in start.colls for k in range(NKINDS) for _ in range(c[k])]:
         pool[k] -= 1
-    found = Counter()
+    found, paths = Counter(), Counter()
 
     def walk(state, prob):
         if not state.is_chance_node():
             pos = Position.parse(str(state))
             found[pos.hands] += prob
+            paths[pos.hands] += 1
             return
         for outcome, p in state.chance_outcomes():
             walk(state.child(outcome), prob * p)
@@ -131,12 +132,12 @@ def test_hidden_hands_are_dealt_with_their_exact_probabilities():
     walk(game.new_initial_state(), 1.0)
     assert sum(found.values()) == pytest.approx(1.0, abs=1e-12)
     expected = {}
-    hands = [h for h in _hands_of_size(pool, 2)]
-    for a in hands:
+    for a in _hands_of_size(pool, 2):
         rest = [n - h for n, h in zip(pool, a)]
         for b in _hands_of_size(rest, 2):
             expected[(a, b)] = hypergeometric(pool, a) * hypergeometric(rest, b)
     assert set(found) == set(expected)
+    assert set(paths.values()) == {1}
     for key, p in expected.items():
         assert found[key] == pytest.approx(p, abs=1e-12)
 
