@@ -83,7 +83,7 @@ def test_the_game_loads_from_a_string_with_a_dnp_parameter():
 ])
 def test_a_bad_dnp_parameter_is_one_clear_error(dnp, reason):
     with pytest.raises(ValueError, match=reason):
-        solver.openspiel.DistrictNoirGame({"dnp": dnp})
+        load(dnp=dnp)
 
 
 def test_a_finished_dnp_is_refused():
@@ -92,7 +92,7 @@ def test_a_finished_dnp_is_refused():
     while not pos.is_over:
         pos = pos.play(rng.choice(pos.legal_moves()))
     with pytest.raises(ValueError, match="dnp: the game is over"):
-        solver.openspiel.DistrictNoirGame({"dnp": str(pos)})
+        load(dnp=str(pos))
 
 
 def test_a_full_round4_dnp_has_no_chance_and_follows_the_position():
