@@ -122,3 +122,20 @@ def bench_analyse(positions, workers, seed, as_json):
 
     report = run_analyse(positions=positions, workers=workers, seed=seed)
     click.echo(json.dumps(report) if as_json else format_analyse(report))
+
+
+from .bounds import MAX_PAIRS, MAX_SEED, Whole  # noqa: E402 - for `bench adapters` below
+
+
+@bench.command("adapters")
+@click.option("--games", type=Whole(1, MAX_PAIRS), default=300, show_default=True,
+              help="Random games through each loop (the public API, OpenSpiel, PettingZoo).")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals and moves.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_adapters(games, seed, as_json):
+    """Random games per second through the OpenSpiel game and the PettingZoo environment,
+    against the same loop through the public Python API in the same run."""
+    from .bench.adapters import format_adapters, run_adapters
+
+    report = run_adapters(games=games, seed=seed)
+    click.echo(json.dumps(report) if as_json else format_adapters(report))
