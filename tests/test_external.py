@@ -6,7 +6,6 @@ tests can count launches and check that every engine and worker is gone.
 """
 
 import json
-import os
 import signal
 import subprocess
 import sys
