@@ -23,6 +23,10 @@ def _counts(counts) -> str:
     return " ".join(KINDS[k] for k, n in enumerate(counts) for _ in range(n)) or "(empty)"
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _taken_text(pos: Position) -> str:
     who = [PLAYERS[p] for p in range(2) if pos.taken >> p & 1]
     return " and ".join(who) if who else "nobody"
@@ -54,8 +58,9 @@ def render_board(pos: Position) -> str:
     out = [f"District Noir — round {pos.round} of 4, {status}; taken this round: {_taken_text(pos)}"]
     if pos.line:
         reach = pos.line[-TAKE_SIZE:]
-        out.append(f"line    {_cards(pos.line)}  <- newest   ({len(pos.line)} cards)")
-        out.append(f"a take now gets: {_cards(reach)}")
+        out.append(f"line    {_cards(pos.line)}  <- newest   ({_plural(len(pos.line), 'card')})")
+        if not pos.is_over:
+            out.append(f"a take now gets: {_cards(reach)}")
     else:
         out.append("line    (empty)")
     for p in range(2):
@@ -72,6 +77,29 @@ def render_board(pos: Position) -> str:
     out.append(render_score(pos))
     return "\n".join(out)
 
+
+
+def render_move_line(number: int, before: Position, token: str, after: Position) -> str:
+    """One line of a compact replay: the move, what it did, and the score after it.
+
+    >>> pos = Position.parse("5+2 678+3C/????? ./. 1 a -")
+    >>> render_move_line(1, pos, "T", pos.play("T"))
+    '   1. r1 a  T    takes 5 +2                     a 0 - b 0'
+    """
+    mover = PLAYERS[before.to_move]
+    if token == "T":
+        what = f"takes {_cards(before.line[-TAKE_SIZE:])}"
+    else:
+        what = f"plays {token}"
+    scores = after.result().scores
+    end = ""
+    if after.is_over:
+        result = after.result()
+        end = "   game over: " + ("draw" if result.winner == "draw" else f"{result.winner} wins {_HOW[result.how]}")
+    elif after.round != before.round:
+        end = f"   round {after.round} begins"
+    return (f"{number:>4}. r{before.round} {mover}  {token:<3}  {what:<28} a {scores[0].total} - b {scores[1].total}"
+            f"{end}")
 
 
 def render_solve(result) -> str:

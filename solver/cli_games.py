@@ -13,7 +13,7 @@ import os
 
 import click
 
-from .board import render_board, render_pairing, render_ratings
+from .board import render_board, render_move_line, render_pairing, render_ratings
 from .cli import cli
 from .jsonl import open_append
 from .progress import Progress
@@ -305,8 +305,13 @@ def _budgets(specs) -> dict:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "index", type=click.IntRange(0), default=0, show_default=True,
               help="Which game of the file (0 = the first record; every non-blank line is one).")
-def replay(file, index):
-    """Step through a recorded game, showing the board after every move."""
+@click.option("--move", "at_move", type=click.IntRange(0), default=None,
+              help="Show the full board after this move (0: the deal) instead of the whole game.")
+@click.option("--compact/--full", default=True, show_default=True,
+              help="One line a move, or the full board after every move.")
+def replay(file, index, at_move, compact):
+    """Step through a recorded game: one line a move (or the board after every move), the
+    board at a chosen move, and the result."""
     from .jsonl import read_lines
     from .records import REPLAY_FIELDS, RecordError, check_record
 
@@ -330,14 +335,30 @@ def replay(file, index):
     except RecordError as e:
         raise click.UsageError(f"{file} line {line_number} (--game {index}) is not a game record: {e}") from None
     pos = Position.parse(record["deal"])
+    tokens = record["moves"].split()
+    if at_move is not None and at_move > len(tokens):
+        raise click.UsageError(f"--move {at_move}: the game has {len(tokens)} moves")
     players = record.get("players") or {}
-    click.echo(f"game {index}: a = {players.get('a')}, b = {players.get('b')}")
-    click.echo(render_board(pos))
-    for number, token in enumerate(record["moves"].split(), 1):
-        mover = "ab"[pos.to_move]
-        pos = pos.play(token)
-        click.echo(f"\n--- move {number}: {mover} plays {token}")
+    label = f"game {index} of {file}"
+    if isinstance(record.get("pair"), int) and isinstance(record.get("game"), int):
+        label += f" (pair {record['pair']}, game {record['game']} of the match)"
+    click.echo(f"{label}: a = {players.get('a', '?')}, b = {players.get('b', '?')}")
+    if at_move is not None:
+        for token in tokens[:at_move]:
+            pos = pos.play(token)
+        click.echo(f"after move {at_move}:" if at_move else "the deal:")
         click.echo(render_board(pos))
+        return
+    click.echo(render_board(pos))
+    if compact:
+        click.echo("")
+    for number, token in enumerate(tokens, 1):
+        before, pos = pos, pos.play(token)
+        if compact:
+            click.echo(render_move_line(number, before, token, pos))
+        else:
+            click.echo(f"\n--- move {number}: {'ab'[before.to_move]} plays {token}")
+            click.echo(render_board(pos))
     if "fault" in record:
         f = record["fault"]
         click.echo(f"\n{f['player']} forfeits: {f['kind']} ({f.get('detail')})")

@@ -1,6 +1,7 @@
 """Matches, tournaments, records, resume, interruption, external engines, a Dask cluster."""
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from solver.match import make_jobs, play_job, read_records, run_jobs, summarise
+from solver.board import render_board
 from solver.position import Position
 
 ENGINE = f"cmd:{sys.executable} -I -m solver.cli engine"
@@ -336,11 +338,41 @@ def test_replay_shows_every_move(tmp_path):
     out = tmp_path / "g.jsonl"
     assert dnoir("match", "greedy", "random", "--pairs", "1", "--out", str(out)).returncode == 0
     record = read_records(out)[1]
-    result = dnoir("replay", str(out), "--game", "1")
-    assert result.returncode == 0
-    assert result.stdout.count("--- move ") == len(record["moves"].split())
-    assert f"result: {record['result']['winner']}" in result.stdout
+    moves = record["moves"].split()
+    full = dnoir("replay", str(out), "--game", "1", "--full")
+    assert full.returncode == 0
+    assert full.stdout.count("--- move ") == len(moves)
+    assert f"result: {record['result']['winner']}" in full.stdout
+    compact = dnoir("replay", str(out), "--game", "1")
+    lines = [line for line in compact.stdout.splitlines() if re.match(r"\s+\d+\. r[1-4] [ab]  ", line)]
+    assert [line.split()[3] for line in lines] == moves  # one line a move, in order
+    assert "game over" in lines[-1] and "(pair 0, game 1 of the match)" in compact.stdout
     assert dnoir("replay", str(out), "--game", "9").returncode == 2
+
+
+def test_replay_shows_the_board_at_a_chosen_move(tmp_path):
+    out = tmp_path / "g.jsonl"
+    assert dnoir("match", "greedy", "random", "--pairs", "1", "--out", str(out)).returncode == 0
+    record = read_records(out)[0]
+    pos = Position.parse(record["deal"])
+    for token in record["moves"].split()[:5]:
+        pos = pos.play(token)
+    at = dnoir("replay", str(out), "--move", "5")
+    assert at.returncode == 0 and render_board(pos) in at.stdout and "--- move" not in at.stdout
+    end = dnoir("replay", str(out), "--move", str(len(record["moves"].split())))
+    assert "game over" in end.stdout and "a take now gets" not in end.stdout
+    past = dnoir("replay", str(out), "--move", "999")
+    assert past.returncode == 2 and "999" in past.stderr and len(past.stderr.splitlines()) == 1
+
+
+def test_board_says_one_card_not_one_cards():
+    import random
+
+    rng, pos = random.Random(1), Position.random_deal(1)
+    while len(pos.line) != 1:  # a take that leaves one card: early in any seeded game
+        pos = pos.play(rng.choice(pos.legal_moves())) if not pos.is_over else Position.random_deal(rng.randrange(2**32))
+    one = render_board(pos)
+    assert "(1 card)" in one and "1 cards" not in one
 
 
 # -- statistics ------------------------------------------------------------------------
