@@ -84,7 +84,7 @@ def render_move_line(number: int, before: Position, token: str, after: Position)
 
     >>> pos = Position.parse("5+2 678+3C/????? ./. 1 a -")
     >>> render_move_line(1, pos, "T", pos.play("T"))
-    '   1. r1 a  T    takes 5 +2                     a 0 - b 0'
+    '   1. r1 a  T    takes 5 +2                   a 7 - b 0'
     """
     mover = PLAYERS[before.to_move]
     if token == "T":

@@ -151,7 +151,7 @@ def test_replay_numbers_records_by_line_and_needs_only_deal_and_moves(tmp_path, 
     other = play_job(make_jobs([("random", "greedy")], pairs=1, seed=9)[0])
     out.write_text(json.dumps(dict(record, result=None)) + "\n"
                    + json.dumps({"deal": other["deal"], "moves": other["moves"]}) + "\n")
-    result = dnoir("replay", str(out), "--game", "1")
+    result = dnoir("replay", str(out), "--game", "1", "--full")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("--- move ") == len(other["moves"].split())
     assert f"result (from the moves): {other['result']['winner']}" in result.stdout
