@@ -1,0 +1,853 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The hidden-information round-4 game solved by vector-form CFR+ over the public tree.
+
+Compiled as solver._cfr. The game: from a public round-4 position (the line, both
+collections, who has taken, how many actions each made), both hands (of the sizes the
+position states) and the 3 removed cards are dealt uniformly from the cards not public.
+Chance acts at the root only; afterwards every action is public (a play shows its card),
+so the game is a public tree in which the acting player holds a strategy per private hand.
+
+Facts the solver relies on (RULES.md):
+- the cards a player holds at a public node are its initial hand minus the cards it
+  played, which are public: an information set is (own initial hand, public node);
+- once both players have taken in round 4, or a take completes three cities, the result
+  is fixed and depends only on the collections, which are public: terminal values are
+  public scalars (win 1, draw 1/2, loss 0 for player a, scored by `game_outcome`);
+- a hand pair (i, j) is weighted by the number of card-level deals that give it, i.e.
+  by the product over kinds of C(U_k, i_k) C(U_k - i_k, j_k), the removed cards being
+  the rest of the pool U; pairs that need more copies of a kind than exist weigh 0.
+
+Vector form: a traversal carries, for each player, the list of its hands still possible
+at the node (hands holding every card it played and no more of a kind than remain unseen)
+and their reach probabilities. A terminal returns, for the updating player's hand i,
+u * sum_j W(i, j) reach_opp(j). Plays a hand cannot make (it does not hold the kind) have
+probability 0 for that hand. CFR+ (regret matching+, alternating updates, linear
+averaging) converges to an equilibrium; the exploitability of the average strategy is
+computed exactly by a best response for each seat over the same tree.
+"""
+
+from libc.math cimport fabs
+from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memset
+from state cimport (
+    State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW, DN_COMPOSITION,
+    apply_move, game_outcome, hand_size, update_hand_masks,
+)
+
+cdef enum:
+    MAXD = 16          # 12 actions a round at most: depth never exceeds 13
+    TERMINAL = 2
+
+# walk modes
+cdef enum:
+    MODE_CFR = 0       # CFR+ iteration for the updating player
+    MODE_BR = 1        # best response of the updating player to the fixed strategy
+    MODE_EVAL = 2      # values of the fixed strategy profile
+
+# strategy sources for MODE_BR / MODE_EVAL
+cdef enum:
+    SRC_AVERAGE = 0
+    SRC_POLICY = 1
+
+
+ctypedef struct Node:
+    uint64_t slot          # offset of the (hand, action) entries of a decision node
+    uint32_t parent
+    uint32_t first_child   # children are consecutive, in move order (plays by kind, take last)
+    uint32_t nh            # hands of the mover possible here
+    uint32_t hand_off      # offset of their list in Game.node_hands
+    float utility          # terminal: player a's score (1, 1/2, 0)
+    uint8_t player         # 0, 1, or TERMINAL
+    uint8_t nact
+    uint8_t move           # the move that led here (root: 255)
+    uint8_t pad
+
+
+ctypedef struct Ctx:
+    # the public state at one depth of a walk and the hands still possible there
+    State s
+    uint8_t played[2][NKINDS]
+    uint8_t remaining[NKINDS]     # unseen cards: both current hands and the removed cards
+    int32_t *list[2]
+    double *reach[2]
+    int32_t *parent_pos[2]        # position in the parent's list (NULL: same list)
+    int n[2]
+
+
+ctypedef struct Game:
+    int nhands[2]
+    uint8_t *hands[2]              # hands[p][i * NKINDS + k]: initial hand i of p
+    double *weight[2]              # weight[p][i * nhands[1-p] + j]: P(p holds i, other holds j)
+    Node *nodes
+    uint64_t nnodes
+    uint64_t nslots
+    uint64_t nhand_entries
+    int32_t *node_hands
+    double *regret
+    double *average
+    double *policy
+    double avg_weight              # CFR+ linear averaging: iteration t weighs t
+    # per-depth buffers
+    Ctx ctx[MAXD]
+    int32_t *list_buf[MAXD][2]
+    double *reach_buf[MAXD][2]
+    int32_t *pos_buf[MAXD][2]
+    double *value[MAXD]            # values of the updating player's hands at a depth
+    double *child_values[MAXD]     # [h * nact + a]
+    double *strategy[MAXD]         # [h * nact + a]
+    double *root_cv                # MODE_EVAL: the root mover's child values
+    int root_cv_player
+    # counting
+    uint64_t count_cap
+    uint64_t work
+    bint over_cap
+
+
+cdef inline double terminal_utility(const State *s) noexcept nogil:
+    cdef Score scores[2]
+    cdef int how
+    cdef int winner = game_outcome(s, scores, &how)
+    if winner == DRAW:
+        return 0.5
+    return 1.0 if winner == 0 else 0.0
+
+
+cdef inline bint is_terminal(const State *s) noexcept nogil:
+    return s.status != ONGOING or s.taken == 3
+
+
+cdef inline int public_moves(const Ctx *c, uint8_t *out) noexcept nogil:
+    """The public actions at c: a play of every kind some possible hand holds, and the take."""
+    cdef const State *s = &c.s
+    cdef int p = s.to_move
+    cdef int n = 0, k
+    if hand_size(s, p) > 0:
+        for k in range(NKINDS):
+            if c.remaining[k] > 0:
+                out[n] = k
+                n += 1
+    if not ((s.taken >> p) & 1) and s.line_len > 0:
+        out[n] = MOVE_TAKE
+        n += 1
+    return n
+
+
+cdef inline bint hand_can(const Game *g, const Ctx *c, int p, int32_t hand, int move) noexcept nogil:
+    """True when player p's hand (a global index) can make `move` at c."""
+    if move == MOVE_TAKE:
+        return True
+    return g.hands[p][hand * NKINDS + move] > c.played[p][move]
+
+
+cdef void child_lists(Game *g, int d, int p, int move, const double *mover_prob, int nact, int a) noexcept nogil:
+    """Fill the hand lists of ctx[d + 1] from ctx[d] after player p's `move` (action a of nact).
+
+    The mover's reach is multiplied by mover_prob[h * nact + a] (NULL: kept). A play of
+    kind k keeps the mover's hands holding k and the other's hands holding no more k
+    than remain unseen after it. The public State of ctx[d + 1] is left alone: the walks
+    read everything public from the stored nodes.
+    """
+    cdef Ctx *c = &g.ctx[d]
+    cdef Ctx *n = &g.ctx[d + 1]
+    cdef int q = 1 - p
+    cdef int h, m, k, limit
+    cdef int32_t hand
+    cdef const uint8_t *hands
+    cdef const int32_t *src_list
+    cdef const double *src_reach
+    cdef int32_t *dst_list
+    cdef double *dst_reach
+    cdef int32_t *dst_pos
+    memcpy(n.played, c.played, sizeof(c.played))
+    memcpy(n.remaining, c.remaining, sizeof(c.remaining))
+    if move == MOVE_TAKE:
+        n.list[q] = c.list[q]
+        n.reach[q] = c.reach[q]
+        n.n[q] = c.n[q]
+        n.parent_pos[q] = NULL
+        n.list[p] = c.list[p]
+        n.n[p] = c.n[p]
+        n.parent_pos[p] = NULL
+        if mover_prob == NULL:
+            n.reach[p] = c.reach[p]
+        else:
+            n.reach[p] = g.reach_buf[d + 1][p]
+            for h in range(c.n[p]):
+                n.reach[p][h] = c.reach[p][h] * mover_prob[h * nact + a]
+        return
+    k = move
+    n.played[p][k] += 1
+    n.remaining[k] -= 1
+    # the mover: hands holding k
+    hands = g.hands[p] + k
+    limit = c.played[p][k]
+    src_list = c.list[p]
+    src_reach = c.reach[p]
+    dst_list = n.list[p] = g.list_buf[d + 1][p]
+    dst_reach = n.reach[p] = g.reach_buf[d + 1][p]
+    dst_pos = n.parent_pos[p] = g.pos_buf[d + 1][p]
+    m = 0
+    for h in range(c.n[p]):
+        hand = src_list[h]
+        if hands[hand * NKINDS] > limit:
+            dst_list[m] = hand
+            dst_reach[m] = src_reach[h] * (mover_prob[h * nact + a] if mover_prob != NULL else 1.0)
+            dst_pos[m] = h
+            m += 1
+    n.n[p] = m
+    # the other: hands holding no more k than remain unseen
+    hands = g.hands[q] + k
+    limit = c.played[q][k] + n.remaining[k]
+    src_list = c.list[q]
+    src_reach = c.reach[q]
+    dst_list = n.list[q] = g.list_buf[d + 1][q]
+    dst_reach = n.reach[q] = g.reach_buf[d + 1][q]
+    dst_pos = n.parent_pos[q] = g.pos_buf[d + 1][q]
+    m = 0
+    for h in range(c.n[q]):
+        hand = src_list[h]
+        if hands[hand * NKINDS] <= limit:
+            dst_list[m] = hand
+            dst_reach[m] = src_reach[h]
+            dst_pos[m] = h
+            m += 1
+    n.n[q] = m
+
+
+cdef void child_ctx(Game *g, int d, int move) noexcept nogil:
+    """Fill ctx[d + 1], public State included, from ctx[d] after `move` (tree building)."""
+    cdef Ctx *c = &g.ctx[d]
+    cdef Ctx *n = &g.ctx[d + 1]
+    cdef int p = c.s.to_move
+    child_lists(g, d, p, move, NULL, 0, 0)
+    n.s = c.s
+    if move != MOVE_TAKE:
+        n.s.hand[p][move] = 1
+        update_hand_masks(&n.s)
+    apply_move(&n.s, move)
+    memset(n.s.hand, 0, sizeof(n.s.hand))
+    n.s.hand_mask[0] = n.s.hand_mask[1] = 0
+
+
+# ---------------------------------------------------------------------------------
+# Counting and building the public tree
+
+cdef void count_walk(Game *g, int d, uint64_t *nodes, uint64_t *slots, uint64_t *hand_entries) noexcept nogil:
+    """Count the nodes, (hand, action) slots and terminal work below ctx[d] (a decision node)."""
+    cdef Ctx *c = &g.ctx[d]
+    cdef uint8_t moves[NMOVES]
+    cdef int nact = public_moves(c, moves)
+    cdef int a, p = c.s.to_move
+    if g.over_cap:
+        return
+    nodes[0] += nact
+    slots[0] += <uint64_t>c.n[p] * nact
+    hand_entries[0] += c.n[p]
+    g.work += <uint64_t>c.n[p] * nact
+    if nodes[0] > g.count_cap:
+        g.over_cap = True
+        return
+    for a in range(nact):
+        child_ctx(g, d, moves[a])
+        if is_terminal(&g.ctx[d + 1].s):
+            g.work += <uint64_t>g.ctx[d + 1].n[0] * g.ctx[d + 1].n[1]
+        else:
+            count_walk(g, d + 1, nodes, slots, hand_entries)
+
+
+cdef void build_walk(Game *g, int d, uint32_t index, uint64_t *next_node, uint64_t *next_slot,
+                     uint64_t *next_hand) noexcept nogil:
+    """Store the decision node `index` at ctx[d] and, recursively, its subtree."""
+    cdef Ctx *c = &g.ctx[d]
+    cdef Node *node = &g.nodes[index]
+    cdef Node *child
+    cdef uint8_t moves[NMOVES]
+    cdef int nact = public_moves(c, moves)
+    cdef int a, h, p = c.s.to_move
+    cdef uint32_t first = <uint32_t>next_node[0]
+    node.player = p
+    node.nact = nact
+    node.first_child = first
+    node.nh = c.n[p]
+    node.slot = next_slot[0]
+    node.hand_off = <uint32_t>next_hand[0]
+    for h in range(c.n[p]):
+        g.node_hands[next_hand[0] + h] = c.list[p][h]
+    next_hand[0] += c.n[p]
+    next_slot[0] += <uint64_t>c.n[p] * nact
+    next_node[0] += nact
+    for a in range(nact):
+        child = &g.nodes[first + a]
+        child.parent = index
+        child.move = moves[a]
+        child_ctx(g, d, moves[a])
+        if is_terminal(&g.ctx[d + 1].s):
+            child.player = TERMINAL
+            child.nact = 0
+            child.nh = 0
+            child.utility = <float>terminal_utility(&g.ctx[d + 1].s)
+        else:
+            build_walk(g, d + 1, first + a, next_node, next_slot, next_hand)
+
+
+# ---------------------------------------------------------------------------------
+# The walks: CFR+ iteration, best response, profile evaluation
+
+cdef inline void fixed_strategy(Game *g, const Node *node, const Ctx *c, double *out) noexcept nogil:
+    """The average (or policy) strategy at node for each of the mover's hands, normalized."""
+    cdef const double *src = g.average if g.policy == NULL else g.policy
+    cdef int nact = node.nact, p = node.player
+    cdef int h, a
+    cdef double total
+    cdef int nlegal
+    cdef const double *row
+    cdef Node *children = &g.nodes[node.first_child]
+    for h in range(c.n[p]):
+        row = &src[node.slot + <uint64_t>h * nact]
+        total = 0.0
+        nlegal = 0
+        for a in range(nact):
+            if hand_can(g, c, p, c.list[p][h], children[a].move):
+                total += row[a]
+                nlegal += 1
+        for a in range(nact):
+            if not hand_can(g, c, p, c.list[p][h], children[a].move):
+                out[h * nact + a] = 0.0
+            elif total > 0.0:
+                out[h * nact + a] = row[a] / total
+            else:
+                out[h * nact + a] = 1.0 / nlegal
+
+
+cdef inline void current_strategy(Game *g, const Node *node, const Ctx *c, double *out) noexcept nogil:
+    """Regret matching+: each hand plays its legal actions in proportion to positive regret."""
+    cdef int nact = node.nact, p = node.player
+    cdef int h, a, nlegal
+    cdef double total
+    cdef const double *row
+    cdef Node *children = &g.nodes[node.first_child]
+    for h in range(c.n[p]):
+        row = &g.regret[node.slot + <uint64_t>h * nact]
+        total = 0.0
+        nlegal = 0
+        for a in range(nact):
+            if hand_can(g, c, p, c.list[p][h], children[a].move):
+                total += row[a]
+                nlegal += 1
+        for a in range(nact):
+            if not hand_can(g, c, p, c.list[p][h], children[a].move):
+                out[h * nact + a] = 0.0
+            elif total > 0.0:
+                out[h * nact + a] = row[a] / total
+            else:
+                out[h * nact + a] = 1.0 / nlegal
+
+
+cdef void terminal_values(Game *g, int d, int upd, double utility_a) noexcept nogil:
+    """value[d][h] = u * sum_j W(i_h, j) reach_opp(j) for the updating player's hands."""
+    cdef Ctx *c = &g.ctx[d]
+    cdef int q = 1 - upd
+    cdef double u = utility_a if upd == 0 else 1.0 - utility_a
+    cdef double *out = g.value[d]
+    cdef const double *w
+    cdef const int32_t *lq = c.list[q]
+    cdef const double *rq = c.reach[q]
+    cdef int nq = c.n[q], stride = g.nhands[q]
+    cdef int h, j
+    cdef double acc
+    if u == 0.0:
+        memset(out, 0, c.n[upd] * sizeof(double))
+        return
+    for h in range(c.n[upd]):
+        w = &g.weight[upd][<uint64_t>c.list[upd][h] * stride]
+        acc = 0.0
+        for j in range(nq):
+            acc += w[lq[j]] * rq[j]
+        out[h] = u * acc
+
+
+cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil:
+    """Values of the updating player's hands at node `index` (context ctx[d]) into value[d].
+
+    MODE_CFR also updates the regrets and the average strategy of upd's nodes.
+    """
+    cdef Node *node = &g.nodes[index]
+    cdef Ctx *c = &g.ctx[d]
+    cdef Ctx *nc = &g.ctx[d + 1]
+    cdef int p = node.player, nact = node.nact
+    cdef int a, h, hc, nh_upd = c.n[upd], nh = c.n[p]
+    cdef double *sigma = g.strategy[d]
+    cdef double *cv = g.child_values[d]
+    cdef double *out = g.value[d]
+    cdef double *child_out = g.value[d + 1]
+    cdef double *reg
+    cdef double *avg
+    cdef double v, best, x, wt
+    cdef Node *child
+    cdef const double *mover_prob
+    if p == TERMINAL:
+        terminal_values(g, d, upd, node.utility)
+        return
+    if mode == MODE_CFR:
+        current_strategy(g, node, c, sigma)
+    elif mode == MODE_EVAL or p != upd:
+        fixed_strategy(g, node, c, sigma)
+    mover_prob = sigma if (mode != MODE_BR or p != upd) else NULL
+    if p == upd:
+        memset(cv, 0, <size_t>nh * nact * sizeof(double))
+    else:
+        memset(out, 0, <size_t>nh_upd * sizeof(double))
+    for a in range(nact):
+        child = &g.nodes[node.first_child + a]
+        child_lists(g, d, p, child.move, mover_prob, nact, a)
+        if child.player == TERMINAL:
+            terminal_values(g, d + 1, upd, child.utility)
+        else:
+            walk(g, node.first_child + a, d + 1, upd, mode)
+        if p == upd:
+            if nc.parent_pos[upd] == NULL:
+                for h in range(nh):
+                    cv[h * nact + a] = child_out[h]
+            else:
+                for hc in range(nc.n[upd]):
+                    cv[nc.parent_pos[upd][hc] * nact + a] = child_out[hc]
+        else:
+            if nc.parent_pos[upd] == NULL:
+                for h in range(nh_upd):
+                    out[h] += child_out[h]
+            else:
+                for hc in range(nc.n[upd]):
+                    out[nc.parent_pos[upd][hc]] += child_out[hc]
+    if p != upd:
+        return
+    if mode == MODE_BR:
+        for h in range(nh):
+            best = -1.0
+            for a in range(nact):
+                if hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
+                    if cv[h * nact + a] > best:
+                        best = cv[h * nact + a]
+            out[h] = best
+        return
+    for h in range(nh):
+        v = 0.0
+        for a in range(nact):
+            v += sigma[h * nact + a] * cv[h * nact + a]
+        out[h] = v
+    if mode == MODE_EVAL:
+        if d == 0 and g.root_cv != NULL:
+            memcpy(g.root_cv, cv, <size_t>nh * nact * sizeof(double))
+        return
+    wt = g.avg_weight
+    for h in range(nh):
+        reg = &g.regret[node.slot + <uint64_t>h * nact]
+        avg = &g.average[node.slot + <uint64_t>h * nact]
+        x = c.reach[p][h] * wt
+        for a in range(nact):
+            if hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
+                v = reg[a] + cv[h * nact + a] - out[h]
+                reg[a] = v if v > 0.0 else 0.0
+                avg[a] += x * sigma[h * nact + a]
+
+
+# ---------------------------------------------------------------------------------
+# Python access
+
+cdef double comb(int n, int k) noexcept nogil:
+    cdef double r = 1.0
+    cdef int i
+    if k < 0 or k > n:
+        return 0.0
+    for i in range(k):
+        r = r * (n - i) / (i + 1)
+    return r
+
+
+def _enumerate_hands(pool, int size):
+    """Every multiset of `size` cards from `pool` (counts per kind), in lexicographic order."""
+    out = []
+    cur = [0] * NKINDS
+
+    def rec(kind, left):
+        if kind == NKINDS:
+            if left == 0:
+                out.append(tuple(cur))
+            return
+        for c in range(min(pool[kind], left) + 1):
+            cur[kind] = c
+            rec(kind + 1, left - c)
+        cur[kind] = 0
+
+    rec(0, size)
+    return out
+
+
+cdef class GameTree:
+    """The public tree of one round-4 position and the CFR+ state over it.
+
+    `state` is `CoreState.to_bytes()` of the position (its hands are ignored); `pool` the
+    count per kind of the cards not public; `sizes` the two hand sizes. Build with
+    `count()` (sizes, cheap) then `build()` (allocates), then `iterate()`.
+
+    >>> from solver.position import Position
+    >>> pos = Position.parse("7-2+3 5/8 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a")
+    """
+
+    cdef Game g
+    cdef readonly object hands_a, hands_b
+    cdef readonly int iterations
+    cdef readonly bint built
+    cdef State root
+    cdef uint8_t pool[NKINDS]
+
+    def __cinit__(self, bytes state, pool, sizes):
+        cdef int p, i, j, k, d, nmax
+        cdef double total, w
+        memset(&self.g, 0, sizeof(Game))
+        if len(state) != sizeof(State):
+            raise ValueError("not a serialized State")
+        memcpy(&self.root, <const char *>state, sizeof(State))
+        if self.root.round != LAST_ROUND or self.root.status != ONGOING or is_terminal(&self.root):
+            raise ValueError("the game solver needs an unfinished round-4 position")
+        memset(self.root.hand, 0, sizeof(self.root.hand))
+        update_hand_masks(&self.root)
+        for k in range(NKINDS):
+            self.pool[k] = pool[k]
+        hands = [_enumerate_hands(pool, sizes[0]), _enumerate_hands(pool, sizes[1])]
+        self.hands_a, self.hands_b = hands
+        for p in range(2):
+            self.g.nhands[p] = len(hands[p])
+            if self.g.nhands[p] == 0:
+                raise ValueError("no hand of that size can be dealt from the pool")
+            self.g.hands[p] = <uint8_t *>malloc(len(hands[p]) * NKINDS)
+            for i, hand in enumerate(hands[p]):
+                for k in range(NKINDS):
+                    self.g.hands[p][i * NKINDS + k] = hand[k]
+        cdef int na = self.g.nhands[0], nb = self.g.nhands[1]
+        self.g.weight[0] = <double *>malloc(<size_t>na * nb * sizeof(double))
+        self.g.weight[1] = <double *>malloc(<size_t>na * nb * sizeof(double))
+        if self.g.weight[0] == NULL or self.g.weight[1] == NULL:
+            raise MemoryError("cannot allocate the deal weights")
+        total = 0.0
+        for i in range(na):
+            for j in range(nb):
+                w = 1.0
+                for k in range(NKINDS):
+                    w *= comb(self.pool[k], self.g.hands[0][i * NKINDS + k]) * \
+                         comb(self.pool[k] - self.g.hands[0][i * NKINDS + k], self.g.hands[1][j * NKINDS + k])
+                self.g.weight[0][i * nb + j] = w
+                total += w
+        for i in range(na):
+            for j in range(nb):
+                w = self.g.weight[0][i * nb + j] / total
+                self.g.weight[0][i * nb + j] = w
+                self.g.weight[1][j * na + i] = w
+        nmax = na if na > nb else nb
+        for d in range(MAXD):
+            for p in range(2):
+                self.g.list_buf[d][p] = <int32_t *>malloc(self.g.nhands[p] * sizeof(int32_t))
+                self.g.reach_buf[d][p] = <double *>malloc(self.g.nhands[p] * sizeof(double))
+                self.g.pos_buf[d][p] = <int32_t *>malloc(self.g.nhands[p] * sizeof(int32_t))
+            self.g.value[d] = <double *>malloc(nmax * sizeof(double))
+            self.g.child_values[d] = <double *>malloc(<size_t>nmax * NMOVES * sizeof(double))
+            self.g.strategy[d] = <double *>malloc(<size_t>nmax * NMOVES * sizeof(double))
+            if self.g.value[d] == NULL or self.g.child_values[d] == NULL or self.g.strategy[d] == NULL:
+                raise MemoryError("cannot allocate the walk buffers")
+
+    def __dealloc__(self):
+        cdef int d, p
+        for p in range(2):
+            free(self.g.hands[p])
+            free(self.g.weight[p])
+        for d in range(MAXD):
+            for p in range(2):
+                free(self.g.list_buf[d][p])
+                free(self.g.reach_buf[d][p])
+                free(self.g.pos_buf[d][p])
+            free(self.g.value[d])
+            free(self.g.child_values[d])
+            free(self.g.strategy[d])
+        self._free_tree()
+
+    cdef void _free_tree(self):
+        free(self.g.nodes)
+        free(self.g.node_hands)
+        free(self.g.regret)
+        free(self.g.average)
+        free(self.g.policy)
+        self.g.nodes = NULL
+        self.g.node_hands = NULL
+        self.g.regret = NULL
+        self.g.average = NULL
+        self.g.policy = NULL
+
+    cdef void _root_ctx(self) noexcept nogil:
+        """ctx[0]: the root, every hand possible with reach 1."""
+        cdef Ctx *c = &self.g.ctx[0]
+        cdef int p, i
+        c.s = self.root
+        memset(c.played, 0, sizeof(c.played))
+        memcpy(c.remaining, self.pool, sizeof(self.pool))
+        for p in range(2):
+            c.list[p] = self.g.list_buf[0][p]
+            c.reach[p] = self.g.reach_buf[0][p]
+            c.parent_pos[p] = NULL
+            c.n[p] = self.g.nhands[p]
+            for i in range(self.g.nhands[p]):
+                c.list[p][i] = i
+                c.reach[p][i] = 1.0
+
+    def count(self, uint64_t cap=0xFFFFFFFF):
+        """Sizes of the public tree: nodes, decision slots, hand entries and work per iteration.
+
+        Stops once more than `cap` nodes are counted (`complete` is then False and the
+        figures are lower bounds).
+        """
+        cdef uint64_t nodes = 1, slots = 0, hand_entries = 0
+        if cap > 0xFFFFFFF0:
+            cap = 0xFFFFFFF0
+        self.g.count_cap = cap
+        self.g.over_cap = False
+        self.g.work = 0
+        with nogil:
+            self._root_ctx()
+            count_walk(&self.g, 0, &nodes, &slots, &hand_entries)
+        return dict(nodes=nodes, slots=slots, hand_entries=hand_entries, work=self.g.work,
+                    complete=not self.g.over_cap, hands=(self.g.nhands[0], self.g.nhands[1]))
+
+    @staticmethod
+    def bytes_needed(nodes, slots, hand_entries):
+        """Memory of a built tree of that size, in bytes (nodes, hand lists, regrets and averages)."""
+        return nodes * sizeof(Node) + hand_entries * sizeof(int32_t) + slots * 2 * sizeof(double)
+
+    def build(self):
+        """Allocate and store the public tree; MemoryError if it does not fit."""
+        size = self.count()
+        cdef uint64_t nodes = size["nodes"], slots = size["slots"], entries = size["hand_entries"]
+        cdef uint64_t next_node = 1, next_slot = 0, next_hand = 0
+        self._free_tree()
+        self.g.nodes = <Node *>calloc(nodes, sizeof(Node))
+        self.g.node_hands = <int32_t *>malloc(max(entries, 1) * sizeof(int32_t))
+        self.g.regret = <double *>calloc(max(slots, 1), sizeof(double))
+        self.g.average = <double *>calloc(max(slots, 1), sizeof(double))
+        if self.g.nodes == NULL or self.g.node_hands == NULL or self.g.regret == NULL or self.g.average == NULL:
+            self._free_tree()
+            raise MemoryError(f"cannot allocate the public tree ({nodes} nodes, {slots} slots)")
+        self.g.nnodes = nodes
+        self.g.nslots = slots
+        self.g.nhand_entries = entries
+        with nogil:
+            self._root_ctx()
+            self.g.nodes[0].parent = 0
+            self.g.nodes[0].move = 255
+            build_walk(&self.g, 0, 0, &next_node, &next_slot, &next_hand)
+        assert next_node == nodes and next_slot == slots and next_hand == entries
+        self.iterations = 0
+        self.built = True
+        return size
+
+    def _require_built(self):
+        if not self.built:
+            raise RuntimeError("build() the tree first")
+
+    def iterate(self, int n):
+        """Run n CFR+ iterations (each updates a then b)."""
+        self._require_built()
+        cdef int t, upd
+        with nogil:
+            for t in range(n):
+                self.iterations += 1
+                self.g.avg_weight = self.iterations
+                for upd in range(2):
+                    self._root_ctx()
+                    walk(&self.g, 0, 0, upd, MODE_CFR)
+
+    cdef double _root_total(self, int player, int mode, bint use_policy) except? -1:
+        cdef double total = 0.0
+        cdef int h
+        cdef double *saved = self.g.policy
+        if not use_policy:
+            self.g.policy = NULL
+        elif self.g.policy == NULL:
+            raise RuntimeError("no policy set")
+        with nogil:
+            self._root_ctx()
+            walk(&self.g, 0, 0, player, mode)
+            for h in range(self.g.ctx[0].n[player]):
+                total += self.g.value[0][h]
+        self.g.policy = saved
+        return total
+
+    def best_response(self, int player, bint policy=False):
+        """The best-response value of `player` (0 = a, 1 = b) against the other's strategy.
+
+        The other's strategy is the CFR average, or the policy set by `set_policy` when
+        `policy` is True. Values are on the expected-score scale of `player`.
+        """
+        self._require_built()
+        return self._root_total(player, MODE_BR, policy)
+
+    def profile_value(self, bint policy=False):
+        """Player a's expected score when both play the average strategy (or the policy)."""
+        self._require_built()
+        return self._root_total(0, MODE_EVAL, policy)
+
+    def exploitability(self):
+        """(best response of a, best response of b, exploitability) of the average strategy."""
+        br_a = self.best_response(0)
+        br_b = self.best_response(1)
+        return br_a, br_b, (br_a + br_b - 1.0) / 2.0
+
+    def root_hand_values(self, hand, bint policy=False):
+        """{move: (probability, expected score)} for the root mover holding `hand` (counts).
+
+        The expected score is the mover's, given that hand, if it makes that move and both
+        then follow the average strategy (or the policy).
+        """
+        self._require_built()
+        cdef int p = self.g.nodes[0].player
+        cdef Node *root = &self.g.nodes[0]
+        cdef int nact = root.nact, a, h = -1, i, j, nq = self.g.nhands[1 - p]
+        cdef double *buf
+        cdef double *sigma
+        hands = self.hands_a if p == 0 else self.hands_b
+        hand = tuple(hand)
+        for i in range(len(hands)):
+            if hands[i] == hand:
+                h = i
+        if h < 0:
+            raise ValueError("that hand cannot be dealt in this game")
+        buf = <double *>malloc(<size_t>self.g.nhands[p] * nact * sizeof(double))
+        if buf == NULL:
+            raise MemoryError()
+        self.g.root_cv = buf
+        try:
+            self._root_total(p, MODE_EVAL, policy)
+            prob_hand = 0.0
+            for j in range(nq):
+                prob_hand += self.g.weight[p][<uint64_t>h * nq + j]
+            sigma = self.g.strategy[0]
+            out = {}
+            for a in range(nact):
+                move = self.g.nodes[root.first_child + a].move
+                if move == MOVE_TAKE or hand[move] > 0:
+                    out[move] = (sigma[h * nact + a], buf[h * nact + a] / prob_hand)
+            return out
+        finally:
+            self.g.root_cv = NULL
+            free(buf)
+
+    @property
+    def root_player(self):
+        return self.g.nodes[0].player if self.built else self.root.to_move
+
+    @property
+    def memory_bytes(self):
+        """Bytes held by the built tree (nodes, hand lists, regrets, averages, policy)."""
+        extra = self.g.nslots * sizeof(double) if self.g.policy != NULL else 0
+        return self.bytes_needed(self.g.nnodes, self.g.nslots, self.g.nhand_entries) + extra
+
+    def infosets(self, bint policy=False):
+        """Every information set: (player, initial hand, current hand, history, {move: prob}).
+
+        `history` is the tuple of public moves from the root; probabilities are the
+        normalized average strategy (or the policy). Hands are counts per kind.
+        """
+        self._require_built()
+        cdef uint64_t n
+        cdef uint32_t i, up
+        cdef int a, h, p, nact
+        cdef Node *node
+        cdef double total
+        cdef const double *src = self.g.policy if policy else self.g.average
+        if policy and src == NULL:
+            raise RuntimeError("no policy set")
+        for n in range(self.g.nnodes):
+            node = &self.g.nodes[n]
+            if node.player == TERMINAL:
+                continue
+            p = node.player
+            nact = node.nact
+            history = []
+            up = <uint32_t>n
+            while up != 0:
+                history.append(self.g.nodes[up].move)
+                up = self.g.nodes[up].parent
+            history.reverse()
+            played = [0] * NKINDS
+            moves = [self.g.nodes[node.first_child + a].move for a in range(nact)]
+            player_of = self._movers(history)
+            for i, m in enumerate(history):
+                if m != MOVE_TAKE and player_of[i] == p:
+                    played[m] += 1
+            hands = self.hands_a if p == 0 else self.hands_b
+            for h in range(node.nh):
+                initial = hands[self.g.node_hands[node.hand_off + h]]
+                current = tuple(initial[k] - played[k] for k in range(NKINDS))
+                legal = [a for a in range(nact) if moves[a] == MOVE_TAKE or current[moves[a]] > 0]
+                total = sum(src[node.slot + h * nact + a] for a in legal)
+                probs = {moves[a]: (src[node.slot + h * nact + a] / total if total > 0 else 1.0 / len(legal))
+                         for a in legal}
+                yield (n, h, p, initial, current, tuple(history), probs)
+
+    def _movers(self, history):
+        """The player who made each move of a history from the root."""
+        cdef State s = self.root
+        out = []
+        for m in history:
+            out.append(s.to_move)
+            if m != MOVE_TAKE:
+                s.hand[s.to_move][m] = 1
+                update_hand_masks(&s)
+            apply_move(&s, m)
+            memset(s.hand, 0, sizeof(s.hand))
+            update_hand_masks(&s)
+        return out
+
+    def public_fields(self, history):
+        """The public state after `history` (moves from the root): line, colls, taken, to_move, sizes."""
+        cdef State s = self.root
+        for m in history:
+            if m != MOVE_TAKE:
+                s.hand[s.to_move][m] = 1
+                update_hand_masks(&s)
+            apply_move(&s, m)
+            memset(s.hand, 0, sizeof(s.hand))
+            update_hand_masks(&s)
+        return dict(line=tuple(s.line[i] for i in range(s.line_len)),
+                    colls=tuple(tuple(s.coll[p][k] for k in range(NKINDS)) for p in range(2)),
+                    taken=s.taken, to_move=s.to_move,
+                    hand_sizes=(hand_size(&s, 0), hand_size(&s, 1)))
+
+    def set_policy(self, uint64_t node, int h, probs):
+        """Set the policy at information set (node, hand position h): {move: probability}."""
+        self._require_built()
+        cdef Node *nd
+        cdef int a
+        if node >= self.g.nnodes or self.g.nodes[node].player == TERMINAL:
+            raise ValueError("not a decision node")
+        nd = &self.g.nodes[node]
+        if h < 0 or <uint32_t>h >= nd.nh:
+            raise ValueError("no such hand at this node")
+        if self.g.policy == NULL:
+            self.g.policy = <double *>calloc(max(self.g.nslots, 1), sizeof(double))
+            if self.g.policy == NULL:
+                raise MemoryError("cannot allocate the policy")
+        for a in range(nd.nact):
+            self.g.policy[nd.slot + <uint64_t>h * nd.nact + a] = probs.get(self.g.nodes[nd.first_child + a].move, 0.0)
+
+    def clear_policy(self):
+        """Forget the policy set by `set_policy`."""
+        free(self.g.policy)
+        self.g.policy = NULL
+
+    def deal_weight(self, hand_a, hand_b):
+        """P(a is dealt hand_a and b hand_b) in this game."""
+        cdef int i = self.hands_a.index(tuple(hand_a)), j = self.hands_b.index(tuple(hand_b))
+        return self.g.weight[0][<uint64_t>i * self.g.nhands[1] + j]
+
+    @property
+    def size(self):
+        """(nodes, slots) of the built tree."""
+        return self.g.nnodes, self.g.nslots

@@ -1,0 +1,508 @@
+"""The hidden-information round-4 game: equilibrium strategies, game value, exploitability.
+
+The one-player view (`solver.endgame`, mode "view") averages open-hands values over the
+opponent's possible hands: it assumes both sides then play as if they saw every card, so
+its figures are optimistic. This module solves the game the players actually play.
+
+The game. From a round-4 position only the public part is kept: the line, both
+collections, who has taken and whose turn it is. Both hands (of the sizes the position
+states) and the 3 removed cards are dealt uniformly from the cards not public. This is
+the exact game when nothing earlier in the round informs the deal (at the start of the
+round, or when the earlier round-4 plays are taken as uninformative); a position's known
+hands only select which strategy to show. Values are expected scores: win 1, draw 1/2,
+loss 0 (city wins and the tie-break as RULES.md says).
+
+The solver (solver._cfr) runs CFR+ over the public tree in vector form and stops at a
+target exploitability or a budget; the exploitability of the average strategy is
+computed exactly by a best response for each seat: the mean of the two best-response
+gains over the game value.
+
+>>> pos = Position.parse("C7 5/6 555666777888+2+2+2+3+4-1-1-1-2-2-2-2CC/5566677788+2+3-3-3 4 a -")
+>>> sol = solve_game(pos, target=1e-9)
+>>> sol.exploitability <= 1e-9, round(sol.game_value, 6)
+(True, 0.5)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ._cfr import GameTree
+from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move, format_counts
+from .notation import PLAYERS, ROUNDS, PositionError
+from .position import Position
+
+DEFAULT_TARGET = 1e-3
+DEFAULT_SECONDS = 300.0
+DEFAULT_MAX_MEMORY_MB = 4096.0
+# Time model of one tree walk (the CFR+ iteration makes two, the exploitability check two
+# more), measured on the project machine: per node, and per (hand, hand) pair at terminals.
+SECONDS_PER_NODE = 1.5e-7
+SECONDS_PER_PAIR = 2e-9
+GAME_NOTE = ("both hands and the removed cards dealt uniformly from the cards not public: "
+             "the exact game when nothing earlier in the round informs the deal")
+
+
+class GameTooBig(ValueError):
+    """The public tree would not fit the memory or time limit; the message gives the estimate."""
+
+
+@dataclass(frozen=True)
+class TreeEstimate:
+    """Size of a position's public tree, counted exactly up to a cap.
+
+    `complete` is False when counting stopped at the cap: the figures are then lower bounds.
+    """
+
+    nodes: int
+    slots: int
+    hand_entries: int
+    work: int
+    complete: bool
+    hands: tuple[int, int]
+
+    @property
+    def memory_mb(self) -> float:
+        """Memory of the built tree (nodes, hand lists, regrets, averages), in MB."""
+        return GameTree.bytes_needed(self.nodes, self.slots, self.hand_entries) / 1e6
+
+    @property
+    def seconds_per_iteration(self) -> float:
+        """Estimated seconds of one CFR+ iteration (both players updated)."""
+        return 2 * (self.nodes * SECONDS_PER_NODE + self.work * SECONDS_PER_PAIR)
+
+    def describe(self) -> str:
+        """One line: nodes, memory and time per iteration (lower bounds when counting stopped)."""
+        bound = "" if self.complete else "at least "
+        return (f"{bound}{self.nodes:,} public nodes, {bound}{self.memory_mb:,.0f} MB, "
+                f"{bound}{self.seconds_per_iteration:.3g} s per iteration "
+                f"({self.hands[0]} hands for a, {self.hands[1]} for b)")
+
+
+def check_game(pos: Position) -> None:
+    """Raise PositionError unless `pos` is an unsettled round-4 position the game solver can take."""
+    if pos.is_over:
+        raise PositionError("to-move", "the game is over: there is nothing to solve")
+    if pos.round != ROUNDS:
+        raise PositionError("round", f"round {pos.round}: the game solver starts in round 4 (empty deck)")
+    if pos.taken == 3:
+        raise PositionError("taken", "both players have taken: the result is already fixed "
+                                     "(dnoir score shows it)")
+
+
+def game_pool(pos: Position) -> tuple[int, ...]:
+    """Counts per kind of the cards not public (both hands and the removed cards).
+
+    >>> pos = Position.parse("C7 5/6 555666777888+2+2+2+3+4-1-1-1-2-2-2-2CC/5566677788+2+3-3-3 4 a -")
+    >>> format_counts(game_pool(pos))
+    '56-1C'
+    """
+    pool = list(COMPOSITION)
+    for k in pos.line:
+        pool[k] -= 1
+    for coll in pos.colls:
+        for k in range(NKINDS):
+            pool[k] -= coll[k]
+    return tuple(pool)
+
+
+def _tree(pos: Position) -> GameTree:
+    check_game(pos)
+    return GameTree(pos._core().to_bytes(), game_pool(pos), pos.hand_sizes)
+
+
+def _node_cap(max_memory_mb: float) -> int:
+    return max(1, int(max_memory_mb * 1e6 // GameTree.bytes_needed(1, 0, 0)))
+
+
+def estimate(pos: Position, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> TreeEstimate:
+    """Count the public tree of `pos`, stopping past what `max_memory_mb` could hold."""
+    return _count(_tree(pos), max_memory_mb)
+
+
+def _count(tree: GameTree, max_memory_mb: float) -> TreeEstimate:
+    c = tree.count(_node_cap(max_memory_mb))
+    return TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
+                        complete=c["complete"], hands=tuple(c["hands"]))
+
+
+@dataclass(frozen=True)
+class MoveFrequency:
+    """One legal move of the mover's known hand: equilibrium frequency and expected score.
+
+    `expected` is the mover's expected score given its hand if it makes this move and
+    both sides then follow the equilibrium (the average strategy found).
+    """
+
+    move: str
+    frequency: float
+    expected: float
+
+    def to_dict(self) -> dict:
+        """The JSON form, as `dnoir solve --mode game --json` prints each move."""
+        return dict(move=self.move, frequency=round(self.frequency, 6), expected=round(self.expected, 6))
+
+
+@dataclass
+class GameSolution:
+    """A solved round-4 game: its value, the exploitability reached, and the strategies.
+
+    `game_value` is the side to move's expected score over every deal when both follow the
+    average strategy; the true value lies within `exploitability` * 2 of it. `moves` are the
+    mover's equilibrium moves at its known hand (None when the position hides that hand).
+    """
+
+    to_move: int
+    game_value: float
+    exploitability: float
+    best_response: tuple[float, float]
+    iterations: int
+    seconds: float
+    estimate: TreeEstimate
+    memory_mb: float
+    moves: list[MoveFrequency] | None
+    tree: GameTree = field(repr=False)
+
+    @property
+    def best(self) -> str | None:
+        """The mover's most frequent move at its known hand (None when the hand is hidden)."""
+        return self.moves[0].move if self.moves else None
+
+    def to_dict(self) -> dict:
+        """The JSON form, as `dnoir solve --mode game --json` prints it."""
+        out = dict(mode="game", to_move=PLAYERS[self.to_move], game_value=round(self.game_value, 9),
+                   exploitability=self.exploitability,
+                   best_response=dict(a=round(self.best_response[0], 9), b=round(self.best_response[1], 9)),
+                   best=self.best, moves=[m.to_dict() for m in self.moves] if self.moves is not None else None,
+                   iterations=self.iterations, seconds=round(self.seconds, 6), nodes=self.estimate.nodes,
+                   memory_mb=round(self.memory_mb, 3), game=GAME_NOTE)
+        return out
+
+    def strategy(self, player: int, hand, history=()) -> dict[str, float]:
+        """The equilibrium probabilities at one information set.
+
+        `hand` is the player's current hand (counts per kind) and `history` the public moves
+        since the root (tokens or move indices). KeyError if no such information set exists.
+        """
+        wanted = tuple(Move.parse(m).index if isinstance(m, str) else int(m) for m in history)
+        for _, _, p, _, current, hist, probs in self.tree.infosets():
+            if p == player and hist == wanted and current == tuple(hand):
+                return {str(Move(m)): pr for m, pr in probs.items()}
+        raise KeyError("no such information set")
+
+    def write_strategy(self, stream) -> int:
+        """Write every information set as one JSON line; returns how many.
+
+        Each line: `player`, `hand` (the cards it holds there), `dealt` (its hand at the
+        root), `history` (the public moves since the root, space-separated, '' at the root)
+        and `strategy` ({move: probability}).
+        """
+        return write_infosets(self.tree, stream)
+
+
+def write_infosets(tree: GameTree, stream, policy: bool = False) -> int:
+    """One JSON line per information set of `tree` (average strategy, or the policy)."""
+    n = 0
+    for _, _, p, initial, current, history, probs in tree.infosets(policy):
+        stream.write(json.dumps(dict(
+            player=PLAYERS[p], hand=format_counts(current), dealt=format_counts(initial),
+            history=" ".join(str(Move(m)) for m in history),
+            strategy={str(Move(m)): round(pr, 9) for m, pr in probs.items()})) + "\n")
+        n += 1
+    return n
+
+
+def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: bool):
+    """(tree, estimate), refusing with the estimate when the tree does not fit."""
+    tree = _tree(pos)
+    est = _count(tree, max_memory_mb)
+    if not force:
+        if not est.complete or est.memory_mb > max_memory_mb:
+            raise GameTooBig(f"the game tree does not fit in {max_memory_mb:g} MB: {est.describe()}; "
+                             "give more memory or --force")
+        if seconds is not None and 2 * est.seconds_per_iteration > seconds:
+            raise GameTooBig(f"the game tree does not fit in {seconds:g} s: {est.describe()}; "
+                             "give more time or --force")
+    tree.build()
+    return tree, est
+
+
+def run_cfr(tree: GameTree, target: float | None, seconds: float | None, iterations: int | None,
+            on_check=None) -> tuple[float, float, float]:
+    """CFR+ on a built tree until the exploitability is at most `target`, or a budget ends.
+
+    The exploitability is checked exactly after batches of about a tenth of the iterations
+    made so far. Returns the last (best response of a, best response of b, exploitability).
+    """
+    start = time.perf_counter()
+    br = (1.0, 1.0, 0.5)
+    while True:
+        done = tree.iterations
+        batch = max(1, done // 10)
+        if iterations is not None:
+            batch = min(batch, iterations - done)
+        if seconds is not None and done:
+            spent = time.perf_counter() - start
+            per = spent / done  # includes the checks: a safe estimate
+            fit = int((seconds - spent) / per) if per > 0 else batch
+            batch = min(batch, fit)
+        if batch <= 0:
+            if done == 0:
+                tree.iterate(1)
+                br = tree.exploitability()
+            return br
+        tree.iterate(batch)
+        br = tree.exploitability()
+        if on_check is not None:
+            on_check(tree.iterations, br[2])
+        if target is not None and br[2] <= target:
+            return br
+        if seconds is not None and time.perf_counter() - start >= seconds:
+            return br
+        if iterations is not None and tree.iterations >= iterations:
+            return br
+
+
+def solve_game(position: Position, target: float | None = DEFAULT_TARGET, seconds: float | None = DEFAULT_SECONDS,
+               iterations: int | None = None, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+               force: bool = False, on_check=None) -> GameSolution:
+    """Solve the round-4 game of `position` for its side to move (see the module docstring).
+
+    Stops once the exploitability is at most `target`, or after `seconds` or `iterations`.
+    Raises GameTooBig, with the size estimate, when the tree would not fit `max_memory_mb`
+    or one iteration would not fit `seconds` (unless `force`).
+    """
+    start = time.perf_counter()
+    tree, est = _prepare(position, max_memory_mb, seconds, force)
+    br_a, br_b, expl = run_cfr(tree, target, seconds, iterations, on_check)
+    value_a = tree.profile_value()
+    mover = position.to_move
+    moves = None
+    if position.hands[mover] is not None:
+        moves = _hand_moves(tree, position.hands[mover])
+    return GameSolution(to_move=mover, game_value=value_a if mover == 0 else 1.0 - value_a,
+                        exploitability=max(expl, 0.0), best_response=(br_a, br_b),
+                        iterations=tree.iterations, seconds=time.perf_counter() - start, estimate=est,
+                        memory_mb=tree.memory_bytes / 1e6, moves=moves, tree=tree)
+
+
+def _hand_moves(tree: GameTree, hand, policy: bool = False) -> list[MoveFrequency]:
+    values = tree.root_hand_values(hand, policy)
+    moves = [MoveFrequency(move=str(Move(m)), frequency=f, expected=e) for m, (f, e) in sorted(values.items())]
+    # most frequent first, then the higher expected score, then canonical order
+    moves.sort(key=lambda mv: (-round(mv.frequency, 9), -round(mv.expected, 9)))
+    return moves
+
+
+# ---------------------------------------------------------------------------------------
+# Policies and their exploitability
+
+def _node_views(tree: GameTree):
+    """Yield (node, [(hand position, current hand)], view fields) per decision node."""
+    current_node, hands, history = None, [], None
+    for node, h, p, _, current, hist, _ in tree.infosets():
+        if node != current_node:
+            if current_node is not None:
+                yield current_node, hands, history
+            current_node, hands, history = node, [], hist
+        hands.append((h, current))
+    if current_node is not None:
+        yield current_node, hands, history
+
+
+def _view_position(tree: GameTree, history, hand) -> Position:
+    f = tree.public_fields(history)
+    p = f["to_move"]
+    hands = [None, None]
+    hands[p] = tuple(hand)
+    if not f["hand_sizes"][1 - p]:
+        hands[1 - p] = (0,) * NKINDS
+    return Position(line=f["line"], hands=tuple(hands), hand_sizes=f["hand_sizes"], colls=f["colls"],
+                    round=ROUNDS, to_move=p, taken=f["taken"])
+
+
+def view_choice(view: Position) -> Move:
+    """The one-player-view solver's choice for the side to move of `view` (solver.endgame)."""
+    from .endgame import solve
+
+    return Move.parse(solve(view, mode="view").best)
+
+
+class _ViewPolicy:
+    """The view solver's choice, computed from the worlds' exact values (same order as solve)."""
+
+    def __init__(self):
+        from .endgame import get_solver
+
+        self.solver = get_solver()
+        self.memo: dict[bytes, int] = {}
+
+    def choose(self, view: Position) -> int:
+        from .endgame import split_value, world_weight
+
+        mover, opponent = view.to_move, 1 - view.to_move
+        core = view._core()
+        state = core.to_bytes()
+        if state in self.memo:
+            return self.memo[state]
+        pool = core.unseen_counts(mover)
+        worlds = self.solver.world_values(state, opponent, pool, view.hand_sizes[opponent])
+        score, margin = {}, {}
+        for hand, values in worlds:
+            w = world_weight(pool, hand)
+            for m, value in values.items():
+                rank, mg = split_value(value)
+                score[m] = score.get(m, 0) + w * (2 if rank > 0 else 1 if rank == 0 else 0)
+                margin[m] = margin.get(m, 0) + w * mg
+        # solve(): moves in index order, stably sorted by (-expected, -margin)
+        best = min(sorted(score), key=lambda m: (-score[m], -margin[m]))
+        self.memo[state] = best
+        return best
+
+
+def policy_function(spec: str, seed: int = 0):
+    """view -> {move index: probability} for a policy spec (see `exploitability`)."""
+    if spec == "view":
+        policy = _ViewPolicy()
+        return lambda view: {policy.choose(view): 1.0}
+    if spec in ("random", "uniform"):
+        def uniform(view):
+            moves = [m.index for m in view.legal_moves()]
+            return {m: 1.0 / len(moves) for m in moves}
+        return uniform
+    from .bots import make_bot
+
+    make_bot(spec, seed)  # a bad spec fails here, before the walk
+
+    def bot_choice(view):
+        return {make_bot(spec, seed).choose(view).index: 1.0}
+    return bot_choice
+
+
+def set_policy(tree: GameTree, choose) -> int:
+    """Fill the tree's policy from `choose(view) -> {move: probability}`; returns the infosets."""
+    n = 0
+    for node, hands, history in _node_views(tree):
+        for h, current in hands:
+            tree.set_policy(node, h, choose(_view_position(tree, history, current)))
+            n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class ExploitReport:
+    """How far a policy is from optimal in the round-4 game of a position.
+
+    `best_response[p]` is player p's best-response value against the policy played by the
+    other seat; `exploitability` is the mean of the two gains over the game value.
+    """
+
+    policy: str
+    to_move: int
+    game_value: float
+    game_exploitability: float
+    best_response: tuple[float, float]
+    exploitability: float
+    policy_value: float
+    infosets: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        """The JSON form, as `dnoir exploit --json` prints it."""
+        return dict(policy=self.policy, to_move=PLAYERS[self.to_move], game_value=round(self.game_value, 9),
+                    game_exploitability=self.game_exploitability,
+                    best_response=dict(a=round(self.best_response[0], 9), b=round(self.best_response[1], 9)),
+                    exploitability=round(self.exploitability, 9), policy_value=round(self.policy_value, 9),
+                    infosets=self.infosets, seconds=round(self.seconds, 6), game=GAME_NOTE)
+
+
+def exploitability(position: Position, policy: str = "view", seed: int = 0, target: float = 1e-6,
+                   seconds: float | None = DEFAULT_SECONDS, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+                   force: bool = False, solution: GameSolution | None = None) -> ExploitReport:
+    """The exploitability of `policy` in the round-4 game of `position`.
+
+    Policies: `view` (the one-player-view solver's choice at every information set),
+    `random` (uniform over the legal moves), or any bot spec whose choice is a function of
+    the view and its seed (`greedy`, `ismcts:iterations=N,seed=S`, `pimc:worlds=N`: the bot
+    is made afresh with its seed at every information set). The game value comes from
+    solving the game to `target` (or from `solution`).
+    """
+    start = time.perf_counter()
+    choose = policy_function(policy, seed)
+    sol = solution or solve_game(position, target=target, seconds=seconds, max_memory_mb=max_memory_mb,
+                                 force=force)
+    tree = sol.tree
+    n = set_policy(tree, choose)
+    br_a = tree.best_response(0, True)
+    br_b = tree.best_response(1, True)
+    value_a = tree.profile_value(True)
+    tree.clear_policy()
+    mover = position.to_move
+    return ExploitReport(policy=policy, to_move=mover, game_value=sol.game_value,
+                         game_exploitability=sol.exploitability, best_response=(br_a, br_b),
+                         exploitability=(br_a + br_b - 1.0) / 2.0,
+                         policy_value=value_a if mover == 0 else 1.0 - value_a, infosets=n,
+                         seconds=time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------------------------------
+# Advice for callers with a budget
+
+def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 1024.0,
+                       target: float = DEFAULT_TARGET) -> dict | None:
+    """The equilibrium advice for the side to move of `view`, or None when it does not fit `budget`.
+
+    `view` is a round-4 position with the mover's hand known (other hands are ignored);
+    `budget` is in seconds. Returns None when the position is not an unsettled round-4
+    position with the mover's hand known, or when the tree's estimated size does not fit
+    `max_memory_mb` or its estimated time for 50 iterations does not fit the budget. Else:
+
+        {"method": "equilibrium", "best": "8", "game_value": 0.61, "exploitability": 0.0009,
+         "iterations": 120, "seconds": 0.4,
+         "moves": [{"move": "8", "frequency": 0.7, "expected": 0.63}, ...]}
+
+    with the moves most frequent first; `expected` is the mover's expected score given
+    its hand if it makes that move and equilibrium play follows. Results are cached per
+    public position and hand.
+    """
+    try:
+        check_game(view)
+    except PositionError:
+        return None
+    if view.hands[view.to_move] is None:
+        return None
+    key = (view.line, view.colls, view.hand_sizes, view.taken, view.to_move, view.hands[view.to_move])
+    return _advice_cached(key, float(budget), float(max_memory_mb), float(target))
+
+
+@lru_cache(maxsize=64)
+def _advice_cached(key, budget, max_memory_mb, target):
+    line, colls, sizes, taken, to_move, hand = key
+    hands = [None, None]
+    hands[to_move] = hand
+    if not sizes[1 - to_move]:
+        hands[1 - to_move] = (0,) * NKINDS
+    view = Position(line=line, hands=tuple(hands), hand_sizes=sizes, colls=colls, round=ROUNDS,
+                    to_move=to_move, taken=taken)
+    start = time.perf_counter()
+    tree = _tree(view)
+    est = _count(tree, max_memory_mb)
+    if not est.complete or est.memory_mb > max_memory_mb or 50 * est.seconds_per_iteration > budget:
+        return None
+    tree.build()
+    left = budget - (time.perf_counter() - start)
+    _, _, expl = run_cfr(tree, target, max(left, 1e-3), None)
+    value_a = tree.profile_value()
+    moves = _hand_moves(tree, hand)
+    return dict(method="equilibrium", best=moves[0].move,
+                game_value=value_a if to_move == 0 else 1.0 - value_a, exploitability=max(expl, 0.0),
+                iterations=tree.iterations, seconds=time.perf_counter() - start,
+                moves=[m.to_dict() for m in moves])
+
+
+__all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
+           "solve_game", "exploitability", "equilibrium_advice", "policy_function", "view_choice",
+           "game_pool", "check_game", "write_infosets", "KINDS", "TAKE"]
