@@ -658,7 +658,7 @@ cdef class GameTree:
         with nogil:
             for t in range(n):
                 self.iterations += 1
-                self.g.avg_weight = self.iterations
+                self.g.avg_weight = <double>self.iterations * self.iterations
                 for upd in range(2):
                     self._root_ctx()
                     walk(&self.g, 0, 0, upd, MODE_CFR)
