@@ -1,8 +1,9 @@
 """The round-4 game solver (solver.game, solver._cfr) against independent references.
 
-The references here share no code with the solver: the game tree is walked with the
-pure-Python rules model (tests/refmodel) for every deal of individually labelled cards,
-played to the real end of the game, and
+The references here share nothing with the solver but the rules core (CoreState, checked
+against the pure-Python model in test_rules_differential.py): every deal of individually
+labelled cards is enumerated, each dealt game is walked move by move to the real end of
+the game (past the point where both have taken), and
 
 - an exact sequence-form linear program (scipy's HiGHS) gives the game value;
 - a brute-force best response enumerates every pure strategy of one seat;
@@ -88,20 +89,37 @@ def reference_deals(pos):
     return [(list(a), list(b), w / total) for (a, b), w in weights.items()]
 
 
+class RefNode:
+    """A dealt game state: the core's rules, moves as tokens."""
+
+    def __init__(self, core):
+        self.core = core
+        self.to_move = core.export()["to_move"]
+
+    def is_over(self):
+        return self.core.is_over
+
+    def legal_moves(self):
+        return [str(Move(m)) for m in self.core.legal_moves()]
+
+    def play(self, token):
+        return RefNode(self.core.play(Move.parse(token).index))
+
+
 def reference_root(pos, hand_a, hand_b):
     dealt = Position(line=pos.line, hands=(counts_of_tokens(hand_a), counts_of_tokens(hand_b)),
                      hand_sizes=pos.hand_sizes, colls=pos.colls, round=4, to_move=pos.to_move, taken=pos.taken)
-    return refmodel.RefState.from_dnp(str(dealt))
+    return RefNode(dealt._core())
 
 
 def utility_a(state):
-    winner = state.winner
-    return 1.0 if winner == "a" else 0.0 if winner == "b" else 0.5
+    winner = state.core.outcome()[0]
+    return 1.0 if winner == 0 else 0.0 if winner == 1 else 0.5
 
 
 def infoset(state, dealt, history):
     """(player index, dealt hand counts, public history) of the side to move."""
-    p = refmodel.PLAYERS.index(state.to_move)
+    p = state.to_move
     return (p, counts_of_tokens(dealt[p]), tuple(history))
 
 
@@ -126,6 +144,7 @@ def walk_reference(pos, leaf, decision):
 def lp_game_value(pos):
     """Player a's game value by the sequence-form LP (von Stengel 1996), solved by HiGHS."""
     import numpy as np
+    from scipy.sparse import coo_matrix
 
     seqs = [{(): 0}, {(): 0}]           # per player: sequence (infoset, move) -> index; () is empty
     infosets = [{}, {}]                 # per player: infoset -> (parent sequence, moves)
@@ -161,25 +180,30 @@ def lp_game_value(pos):
     c = np.zeros(na + nq)
     c[na] = -1.0
     # E x = e: x[empty] = 1; for each a-infoset, its moves' sum equals its parent sequence
-    a_eq = np.zeros((1 + len(ia), na + nq))
-    b_eq = np.zeros(1 + len(ia))
-    a_eq[0, 0], b_eq[0] = 1.0, 1.0
+    eq = {(0, 0): 1.0}
     for r, key in enumerate(ia, start=1):
-        a_eq[r, parents[0][key]] -= 1.0
+        eq[(r, parents[0][key])] = eq.get((r, parents[0][key]), 0.0) - 1.0
         for m in infosets[0][key]:
-            a_eq[r, seqs[0][(key, m)]] += 1.0
-    # F^T q - A^T x <= 0, one row per b-sequence
-    a_ub = np.zeros((nb, na + nq))
-    a_ub[0, na] = 1.0  # the empty sequence's column of F: root constraint
+            eq[(r, seqs[0][(key, m)])] = 1.0
+    b_eq = np.zeros(1 + len(ia))
+    b_eq[0] = 1.0
+    # F^T q - A^T x <= 0, one row per b-sequence (row 0: the empty sequence)
+    ub = {(0, na): 1.0}
     for r, key in enumerate(ib, start=1):
-        a_ub[parents[1][key], na + r] -= 1.0
+        ub[(parents[1][key], na + r)] = ub.get((parents[1][key], na + r), 0.0) - 1.0
         for m in infosets[1][key]:
-            a_ub[seqs[1][(key, m)], na + r] += 1.0
+            ub[(seqs[1][(key, m)], na + r)] = 1.0
     for (sa, sb), v in payoff.items():
-        a_ub[sb, sa] -= v
+        ub[(sb, sa)] = ub.get((sb, sa), 0.0) - v
+
+    def sparse(cells, rows):
+        keys = list(cells)
+        return coo_matrix(([cells[k] for k in keys], ([k[0] for k in keys], [k[1] for k in keys])),
+                          shape=(rows, na + nq)).tocsr()
+
     bounds = [(0, None)] * na + [(None, None)] * nq
-    res = scipy_optimize.linprog(c, A_ub=a_ub, b_ub=np.zeros(nb), A_eq=a_eq, b_eq=b_eq, bounds=bounds,
-                                 method="highs")
+    res = scipy_optimize.linprog(c, A_ub=sparse(ub, nb), b_ub=np.zeros(nb), A_eq=sparse(eq, 1 + len(ia)),
+                                 b_eq=b_eq, bounds=bounds, method="highs")
     assert res.status == 0, res.message
     return -res.fun
 
@@ -214,25 +238,40 @@ def table_strategy(table):
     return strategy
 
 
-def brute_force_best_response(pos, player, other_strategy):
-    """max over every pure strategy of `player` of its expected score against other_strategy."""
+def settled_key(pos, key):
+    """True for an information set after both have taken: the result is fixed there."""
+    return key[2].count("T") + bin(pos.taken).count("1") == 2
+
+
+def pure_strategy_keys(pos, player):
+    """{information set: moves} of `player` before the result is fixed."""
     keys = {}
 
     def decision(key, moves, state):
-        if key[0] == player:
+        if key[0] == player and not settled_key(pos, key):
             keys[key] = moves
 
     walk_reference(pos, lambda *a: None, decision)
+    return keys
+
+
+def brute_force_best_response(pos, player, other_strategy):
+    """(max over every pure strategy of `player` of its expected score against other_strategy, count).
+
+    Information sets after the result is fixed play their first move (their moves change nothing).
+    """
+    keys = pure_strategy_keys(pos, player)
     ordered = sorted(keys)
-    best = -1.0
+    best, count = -1.0, 0
     for choice in itertools.product(*(keys[k] for k in ordered)):
         pure = dict(zip(ordered, choice))
         strategies = [None, None]
-        strategies[player] = lambda key, moves: {pure[key]: 1.0}
+        strategies[player] = lambda key, moves: {pure.get(key, moves[0]): 1.0}
         strategies[1 - player] = other_strategy
         v = reference_value(pos, strategies)
         best = max(best, v if player == 0 else 1.0 - v)
-    return best, len(list(itertools.product(*(keys[k] for k in ordered))))
+        count += 1
+    return best, count
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,25 +300,18 @@ def test_game_value_lies_between_the_two_best_responses():
 
 
 def tiny_cases():
-    """Small endgames whose pure strategies are few enough to enumerate."""
+    """Small endgames whose pure strategies are few enough to enumerate, yet more than one."""
     cases = []
     for pos in small_endgames(40, max_cards=3, seed=2):
-        keys = {}
-
-        def decision(key, moves, state):
-            keys[key] = moves
-
-        walk_reference(pos, lambda *a: None, decision)
+        counts = []
         for p in range(2):
             pure = 1
-            for key, moves in keys.items():
-                if key[0] == p:
-                    pure *= len(moves)
-            if not 2 <= pure <= 3000:
-                break
-        else:
+            for moves in pure_strategy_keys(pos, p).values():
+                pure *= len(moves)
+            counts.append(pure)
+        if all(2 <= n <= 2000 for n in counts):
             cases.append(pos)
-        if len(cases) == 4:
+        if len(cases) == 3:
             break
     return cases
 
@@ -287,7 +319,7 @@ def tiny_cases():
 @pytest.mark.slow
 def test_best_response_agrees_with_brute_force_over_every_pure_strategy():
     cases = tiny_cases()
-    assert len(cases) == 4
+    assert len(cases) == 3
     for pos in cases:
         # a strategy far from equilibrium (two iterations), and the uniform policy
         sol = solve_game(pos, target=None, seconds=None, iterations=2)
@@ -313,11 +345,8 @@ def test_the_tree_has_one_information_set_per_hand_and_history_of_the_reference(
     def decision(key, moves, state):
         ref[key] = moves
 
-    def settled_before(key):
-        # the reference plays on after both have taken; the solver stops there (the result is fixed)
-        return key[2].count("T") + bin(pos.taken).count("1") == 2
-
     walk_reference(pos, lambda *a: None, decision)
-    assert ours == {k for k in ref if not settled_before(k)}
+    # the reference plays on after both have taken; the solver stops there (the result is fixed)
+    assert ours == {k for k in ref if not settled_key(pos, k)}
     for key, probs in strategy_table(sol.tree).items():
         assert sorted(probs) == sorted(ref[key]) and sum(probs.values()) == pytest.approx(1.0)
