@@ -18,6 +18,7 @@ import click
 
 from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .board import render_advice, render_board, render_score, render_solve
+from .bounds import MAX_SECONDS, Real
 from .endgame import DEFAULT_TT_MB
 from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
 from .position import EXAMPLE_DNP, Position
@@ -161,18 +162,33 @@ def deal(seed):
 @click.option("--tt-mb", type=click.FloatRange(0.001, 4096), default=DEFAULT_TT_MB, show_default=True,
               help="Transposition table size in MB (fixed; small tables stay in cache and are fastest "
                    "for round-4 trees).")
-@click.option("--mode", type=click.Choice(["auto", "open", "view"]), default="auto", show_default=True,
+@click.option("--mode", type=click.Choice(["auto", "open", "view", "game"]), default="auto", show_default=True,
               help="open: both hands known; view: over every hand the opponent may hold; "
-                   "auto: open when both hands are known.")
+                   "auto: open when both hands are known; game: the hidden-information game's equilibrium.")
+@click.option("--target", type=Real(1e-12, 1.0), default=None,
+              help="game mode: stop once the exploitability is at most this (default 0.001).")
+@click.option("--time", "seconds", type=Real(0.001, MAX_SECONDS), default=None,
+              help="game mode: seconds at most (default 300).")
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+              help="game mode: write the whole strategy to FILE, one information set a line (JSON).")
+@click.option("--force", is_flag=True, help="game mode: solve even when the size estimate exceeds the limits.")
 @moves_option
-def solve(dnp, as_json, tt_mb, mode):
+def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
     """Solve a round-4 position exactly: the value of every legal move, best first.
 
     With both hands known: each move's outcome (win/draw/loss) and final margin under
     perfect play, and the principal variation. With the opponent's hand hidden: each
     move's expected score over every hand the opponent may hold, with its probability.
+    With --mode game: the equilibrium of the game in which both hands are hidden.
     """
     from .endgame import solve as solve_position
+
+    if mode == "game":
+        from .cli_equilibrium import solve_game_command
+
+        solve_game_command(_position(dnp), as_json=as_json, target=target, seconds=seconds,
+                           strategy_file=strategy_file, force=force)
+        return
 
     result = solve_position(_position(dnp), tt_mb=tt_mb, mode=mode)
     click.echo(json.dumps(result.to_dict()) if as_json else render_solve(result))
@@ -270,7 +286,7 @@ def _fail(message: str, code: int = 2):
 
 
 # The commands of the other modules register themselves on `cli` when imported.
-from . import cli_bench, cli_games  # noqa: E402,F401
+from . import cli_bench, cli_equilibrium, cli_games  # noqa: E402,F401
 from . import cli_play  # noqa: E402,F401
 
 if __name__ == "__main__":

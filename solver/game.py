@@ -443,7 +443,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
     mover = position.to_move
     return ExploitReport(policy=policy, to_move=mover, game_value=sol.game_value,
                          game_exploitability=sol.exploitability, best_response=(br_a, br_b),
-                         exploitability=(br_a + br_b - 1.0) / 2.0,
+                         exploitability=max((br_a + br_b - 1.0) / 2.0, 0.0),
                          policy_value=value_a if mover == 0 else 1.0 - value_a, infosets=n,
                          seconds=time.perf_counter() - start)
 
