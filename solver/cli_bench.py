@@ -139,3 +139,28 @@ def bench_adapters(games, seed, as_json):
 
     report = run_adapters(games=games, seed=seed)
     click.echo(json.dumps(report) if as_json else format_adapters(report))
+
+
+from .bounds import MAX_ITERATIONS  # noqa: E402 - for `bench game` below
+
+
+@bench.command("game")
+@click.option("--positions", type=Whole(1, 10_000), default=10, show_default=True,
+              help="Positions at each depth (two and three actions into round 4).")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
+              help="Seed of the self-play games that reach them.")
+@click.option("--selfplay-iterations", type=Whole(0, MAX_ITERATIONS), default=200, show_default=True,
+              help="ISMCTS iterations a move in the self-play games (0: random play).")
+@click.option("--ahead", type=click.Choice(["2", "3", "both"]), default="both", show_default=True,
+              help="Actions into round 4.")
+@click.option("--view/--no-view", default=True, show_default=True,
+              help="Also measure the view policy's exploitability.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_game(positions, seed, selfplay_iterations, ahead, view, as_json):
+    """Game solver: time to exploitability 1e-3, memory, and the view policy's exploitability."""
+    from .bench.game import format_game, run_game
+
+    depths = (3, 2) if ahead == "both" else (int(ahead),)
+    report = run_game(positions=positions, ahead=depths, seed=seed, view=view, iterations=selfplay_iterations,
+                      log=None if as_json else click.echo)
+    click.echo(json.dumps(report) if as_json else format_game(report))
