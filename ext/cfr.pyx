@@ -27,7 +27,7 @@ computed exactly by a best response for each seat over the same tree.
 """
 
 from libc.math cimport fabs
-from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from state cimport (
@@ -452,6 +452,157 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
 
 
 # ---------------------------------------------------------------------------------
+# The view policy: the one-player-view solver's choice at every information set
+#
+# solver.endgame's view mode gives each move of the mover's hand the sum, over every hand
+# the opponent may hold (weighted by the number of ways a uniform deal gives it from the
+# cards the mover cannot see), of the move's open-hands minimax value; it picks the best
+# expected score, then the best expected margin, then the first move in canonical order.
+# The open-hands values of every pair of hands at every node come from one backward pass
+# over the public tree (a perfect-information minimax per pair), with the exact value
+# order of solver._endgame: RANK * rank + margin, rank +-2 city, +-1 win, 0 draw.
+
+cdef enum:
+    RANK = 1024
+    NO_VALUE = 1 << 30
+
+
+cdef inline int open_value_a(const State *s) noexcept nogil:
+    """Player a's open-hands value of a settled state (solver._endgame's final_value)."""
+    cdef Score scores[2]
+    cdef int how
+    cdef int winner = game_outcome(s, scores, &how)
+    cdef int margin = scores[0].total - scores[1].total
+    cdef int rank
+    if winner == DRAW:
+        rank = 0
+    elif s.status != ONGOING and how == 2:   # HOW_CITY
+        rank = 2 if winner == 0 else -2
+    else:
+        rank = 1 if winner == 0 else -1
+    return rank * RANK + margin
+
+
+cdef inline void split_value(int value, int *rank, int *margin) noexcept nogil:
+    if value >= 0:
+        rank[0] = (value + RANK // 2) // RANK
+    else:
+        rank[0] = -((-value + RANK // 2) // RANK)
+    margin[0] = value - rank[0] * RANK
+
+
+cdef double COMB[46][46]
+
+
+cdef void _init_comb():
+    cdef int n, k
+    for n in range(46):
+        for k in range(46):
+            COMB[n][k] = comb(n, k)
+
+
+ctypedef struct ViewBuffers:
+    int *pairval[MAXD]          # [h_a * n_b + h_b]: a's open-hands value of the pair
+    int64_t *score[MAXD]        # [h * nact + a]: sum over worlds of weight * (2 win, 1 draw, 0 loss)
+    int64_t *margin[MAXD]       # [h * nact + a]: sum over worlds of weight * margin
+    int64_t *world_w[MAXD]      # [h_p * n_q + h_q]: the view's weight of the world
+
+
+cdef void view_walk(Game *g, ViewBuffers *vb, uint32_t index, int d, double *policy) noexcept nogil:
+    """Open-hands values of every pair at node `index` into vb.pairval[d]; the view's choice
+    of every mover hand into policy (1 for the chosen move)."""
+    cdef Node *node = &g.nodes[index]
+    cdef Ctx *c = &g.ctx[d]
+    cdef Ctx *nc = &g.ctx[d + 1]
+    cdef int p = node.player, q = 1 - node.player, nact = node.nact
+    cdef int na = c.n[0], nb = c.n[1], np_ = c.n[p], nq = c.n[q]
+    cdef int *out = vb.pairval[d]
+    cdef int *cv
+    cdef int64_t *score = vb.score[d]
+    cdef int64_t *margin = vb.margin[d]
+    cdef int64_t *ww = vb.world_w[d]
+    cdef int a, h, j, hc, jc, k, v, vp, rank, mg, best_a, cnb, ha_, hb_
+    cdef int hp, hq
+    cdef int64_t wgt
+    cdef double w
+    cdef const uint8_t *hand_p
+    cdef const uint8_t *hand_q
+    cdef int pool[NKINDS]
+    cdef Node *child
+    cdef int32_t *pos_p
+    cdef int32_t *pos_q
+    cdef bint terminal
+    cdef int const_value = 0
+    # the view's world weights: prod_k C(pool_k, held_k), pool = unseen by the mover
+    for h in range(np_):
+        hand_p = &g.hands[p][c.list[p][h] * NKINDS]
+        for k in range(NKINDS):
+            pool[k] = c.remaining[k] - (hand_p[k] - c.played[p][k])
+        for j in range(nq):
+            hand_q = &g.hands[q][c.list[q][j] * NKINDS]
+            w = 1.0
+            for k in range(NKINDS):
+                v = hand_q[k] - c.played[q][k]
+                if v > pool[k] or pool[k] < 0:
+                    w = 0.0
+                    break
+                w *= COMB[pool[k]][v]
+            ww[h * nq + j] = <int64_t>w
+    memset(score, 0, <size_t>np_ * nact * sizeof(int64_t))
+    memset(margin, 0, <size_t>np_ * nact * sizeof(int64_t))
+    for h in range(na * nb):
+        out[h] = NO_VALUE
+    for a in range(nact):
+        child = &g.nodes[node.first_child + a]
+        child_ctx(g, d, child.move)
+        terminal = child.player == TERMINAL
+        if terminal:
+            const_value = open_value_a(&nc.s)
+        else:
+            view_walk(g, vb, node.first_child + a, d + 1, policy)
+        cv = vb.pairval[d + 1]
+        cnb = nc.n[1]
+        pos_p = nc.parent_pos[p]
+        pos_q = nc.parent_pos[q]
+        for hc in range(nc.n[p]):
+            hp = pos_p[hc] if pos_p != NULL else hc
+            for jc in range(nc.n[q]):
+                hq = pos_q[jc] if pos_q != NULL else jc
+                if p == 0:
+                    v = const_value if terminal else cv[hc * cnb + jc]
+                    ha_ = hp
+                    hb_ = hq
+                else:
+                    v = const_value if terminal else cv[jc * cnb + hc]
+                    ha_ = hq
+                    hb_ = hp
+                if v == NO_VALUE:
+                    continue
+                if out[ha_ * nb + hb_] == NO_VALUE or (p == 0 and v > out[ha_ * nb + hb_]) or \
+                        (p == 1 and v < out[ha_ * nb + hb_]):
+                    out[ha_ * nb + hb_] = v
+                wgt = ww[hp * nq + hq]
+                if wgt == 0:
+                    continue
+                vp = v if p == 0 else -v
+                split_value(vp, &rank, &mg)
+                score[hp * nact + a] += wgt * (2 if rank > 0 else (1 if rank == 0 else 0))
+                margin[hp * nact + a] += wgt * mg
+    # the choice: best expected score, then margin, then the first legal move in order
+    for h in range(np_):
+        best_a = -1
+        for a in range(nact):
+            if not hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
+                continue
+            if best_a < 0 or score[h * nact + a] > score[h * nact + best_a] or \
+                    (score[h * nact + a] == score[h * nact + best_a] and
+                     margin[h * nact + a] > margin[h * nact + best_a]):
+                best_a = a
+        for a in range(nact):
+            policy[node.slot + <uint64_t>h * nact + a] = 1.0 if a == best_a else 0.0
+
+
+# ---------------------------------------------------------------------------------
 # Python access
 
 cdef double comb(int n, int k) noexcept nogil:
@@ -462,6 +613,9 @@ cdef double comb(int n, int k) noexcept nogil:
     for i in range(k):
         r = r * (n - i) / (i + 1)
     return r
+
+
+_init_comb()
 
 
 def _enumerate_hands(pool, int size):
@@ -837,6 +991,35 @@ cdef class GameTree:
         for a in range(nd.nact):
             self.g.policy[nd.slot + <uint64_t>h * nd.nact + a] = probs.get(self.g.nodes[nd.first_child + a].move, 0.0)
 
+    def set_view_policy(self):
+        """Set the policy to the one-player-view solver's choice at every information set."""
+        self._require_built()
+        cdef ViewBuffers vb
+        cdef int d, nmax = max(self.g.nhands[0], self.g.nhands[1])
+        cdef bint ok = True
+        memset(&vb, 0, sizeof(vb))
+        if self.g.policy == NULL:
+            self.g.policy = <double *>calloc(max(self.g.nslots, 1), sizeof(double))
+            if self.g.policy == NULL:
+                raise MemoryError("cannot allocate the policy")
+        try:
+            for d in range(MAXD):
+                vb.pairval[d] = <int *>malloc(<size_t>self.g.nhands[0] * self.g.nhands[1] * sizeof(int))
+                vb.score[d] = <int64_t *>malloc(<size_t>nmax * NMOVES * sizeof(int64_t))
+                vb.margin[d] = <int64_t *>malloc(<size_t>nmax * NMOVES * sizeof(int64_t))
+                vb.world_w[d] = <int64_t *>malloc(<size_t>self.g.nhands[0] * self.g.nhands[1] * sizeof(int64_t))
+                if vb.pairval[d] == NULL or vb.score[d] == NULL or vb.margin[d] == NULL or vb.world_w[d] == NULL:
+                    raise MemoryError("cannot allocate the view buffers")
+            with nogil:
+                self._root_ctx()
+                view_walk(&self.g, &vb, 0, 0, self.g.policy)
+        finally:
+            for d in range(MAXD):
+                free(vb.pairval[d])
+                free(vb.score[d])
+                free(vb.margin[d])
+                free(vb.world_w[d])
+
     def clear_policy(self):
         """Forget the policy set by `set_policy`."""
         free(self.g.policy)
@@ -849,5 +1032,5 @@ cdef class GameTree:
 
     @property
     def size(self):
-        """(nodes, slots) of the built tree."""
-        return self.g.nnodes, self.g.nslots
+        """(nodes, slots, information sets) of the built tree."""
+        return self.g.nnodes, self.g.nslots, self.g.nhand_entries

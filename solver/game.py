@@ -331,43 +331,10 @@ def view_choice(view: Position) -> Move:
     return Move.parse(solve(view, mode="view").best)
 
 
-class _ViewPolicy:
-    """The view solver's choice, computed from the worlds' exact values (same order as solve)."""
-
-    def __init__(self):
-        from .endgame import get_solver
-
-        self.solver = get_solver()
-        self.memo: dict[bytes, int] = {}
-
-    def choose(self, view: Position) -> int:
-        from .endgame import split_value, world_weight
-
-        mover, opponent = view.to_move, 1 - view.to_move
-        core = view._core()
-        state = core.to_bytes()
-        if state in self.memo:
-            return self.memo[state]
-        pool = core.unseen_counts(mover)
-        worlds = self.solver.world_values(state, opponent, pool, view.hand_sizes[opponent])
-        score, margin = {}, {}
-        for hand, values in worlds:
-            w = world_weight(pool, hand)
-            for m, value in values.items():
-                rank, mg = split_value(value)
-                score[m] = score.get(m, 0) + w * (2 if rank > 0 else 1 if rank == 0 else 0)
-                margin[m] = margin.get(m, 0) + w * mg
-        # solve(): moves in index order, stably sorted by (-expected, -margin)
-        best = min(sorted(score), key=lambda m: (-score[m], -margin[m]))
-        self.memo[state] = best
-        return best
-
-
 def policy_function(spec: str, seed: int = 0):
     """view -> {move index: probability} for a policy spec (see `exploitability`)."""
     if spec == "view":
-        policy = _ViewPolicy()
-        return lambda view: {policy.choose(view): 1.0}
+        return lambda view: {view_choice(view).index: 1.0}
     if spec in ("random", "uniform"):
         def uniform(view):
             moves = [m.index for m in view.legal_moves()]
@@ -435,7 +402,11 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
     sol = solution or solve_game(position, target=target, seconds=seconds, max_memory_mb=max_memory_mb,
                                  force=force)
     tree = sol.tree
-    n = set_policy(tree, choose)
+    if policy == "view":
+        tree.set_view_policy()  # the same choice as view_choice, computed in one pass over the tree
+        n = tree.size[2]
+    else:
+        n = set_policy(tree, choose)
     br_a = tree.best_response(0, True)
     br_b = tree.best_response(1, True)
     value_a = tree.profile_value(True)

@@ -350,3 +350,21 @@ def test_the_tree_has_one_information_set_per_hand_and_history_of_the_reference(
     assert ours == {k for k in ref if not settled_key(pos, k)}
     for key, probs in strategy_table(sol.tree).items():
         assert sorted(probs) == sorted(ref[key]) and sum(probs.values()) == pytest.approx(1.0)
+
+
+def test_the_view_policy_is_the_view_solvers_choice_at_every_information_set():
+    pos = small_endgames(1, max_cards=5, seed=6)[0]
+    sol = solve_game(pos, target=None, seconds=None, iterations=1)
+    sol.tree.set_view_policy()
+    checked = 0
+    for _, _, p, _, current, history, probs in sol.tree.infosets(True):
+        f = sol.tree.public_fields(history)
+        hands = [None, None]
+        hands[p] = current
+        if not f["hand_sizes"][1 - p]:
+            hands[1 - p] = (0,) * NKINDS
+        view = Position(line=f["line"], hands=tuple(hands), hand_sizes=f["hand_sizes"], colls=f["colls"],
+                        round=4, to_move=p, taken=f["taken"])
+        assert {m: pr for m, pr in probs.items() if pr > 0} == {view_choice(view).index: 1.0}, (str(view), probs)
+        checked += 1
+    assert checked == sol.tree.size[2] > 100
