@@ -141,11 +141,13 @@ def walk_reference(pos, leaf, decision):
         rec(reference_root(pos, hand_a, hand_b), [], [])
 
 
-def lp_game_value(pos):
-    """Player a's game value by the sequence-form LP (von Stengel 1996), solved by HiGHS."""
-    import numpy as np
-    from scipy.sparse import coo_matrix
+def sequence_form(pos):
+    """(sequences, information sets, parent sequences, payoff) of both players, from the reference walk.
 
+    sequences[p]: (infoset, move) -> index (0: the empty sequence); infosets[p]: infoset -> moves;
+    parents[p]: infoset -> the index of the player's sequence leading to it; payoff:
+    (sequence of a, sequence of b) -> sum of chance probability * a's score over the leaves.
+    """
     seqs = [{(): 0}, {(): 0}]           # per player: sequence (infoset, move) -> index; () is empty
     infosets = [{}, {}]                 # per player: infoset -> (parent sequence, moves)
     payoff = {}
@@ -173,6 +175,15 @@ def lp_game_value(pos):
         payoff[cell] = payoff.get(cell, 0.0) + prob * utility_a(state)
 
     walk_reference(pos, leaf, decision)
+    return seqs, infosets, parents, payoff
+
+
+def lp_game_value(pos):
+    """Player a's game value by the sequence-form LP (von Stengel 1996), solved by HiGHS."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+
+    seqs, infosets, parents, payoff = sequence_form(pos)
     na, nb = len(seqs[0]), len(seqs[1])
     ia, ib = list(infosets[0]), list(infosets[1])
     # variables: x (na) then q (1 + len(ib)); maximize q[0]
@@ -368,3 +379,71 @@ def test_the_view_policy_is_the_view_solvers_choice_at_every_information_set():
         assert {m: pr for m, pr in probs.items() if pr > 0} == {view_choice(view).index: 1.0}, (str(view), probs)
         checked += 1
     assert checked == sol.tree.size[2] > 100
+
+
+def lp_best_response(pos, player, strategy):
+    """`player`'s best-response value against the other seat playing strategy(key, moves), by LP."""
+    import numpy as np
+
+    seqs, infosets, parents, payoff = sequence_form(pos)
+    other = 1 - player
+    plan = np.zeros(len(seqs[other]))
+    plan[0] = 1.0
+    for key, moves in infosets[other].items():  # parents come first (depth-first discovery)
+        probs = strategy(key, moves)
+        for m in moves:
+            plan[seqs[other][(key, m)]] = plan[parents[other][key]] * probs.get(m, 0.0)
+    gain = np.zeros(len(seqs[player]))
+    for (sa, sb), v in payoff.items():
+        if player == 0:
+            gain[sa] += v * plan[sb]
+        else:
+            gain[sb] -= v * plan[sa]  # b's score is 1 - a's; the constant is added below
+    keys = list(infosets[player])
+    a_eq = np.zeros((1 + len(keys), len(seqs[player])))
+    b_eq = np.zeros(1 + len(keys))
+    a_eq[0, 0], b_eq[0] = 1.0, 1.0
+    for r, key in enumerate(keys, start=1):
+        a_eq[r, parents[player][key]] -= 1.0
+        for m in infosets[player][key]:
+            a_eq[r, seqs[player][(key, m)]] += 1.0
+    res = scipy_optimize.linprog(-gain, A_eq=a_eq, b_eq=b_eq, bounds=[(0, None)] * len(gain), method="highs")
+    assert res.status == 0, res.message
+    return -res.fun if player == 0 else 1.0 - res.fun
+
+
+# A position built to show the view policy's optimism (found by a search over small endgames,
+# checked here from scratch): a to move holding two cards, b one, nobody has taken. Playing
+# as if the opponent's cards were visible, each seat's view policy is a fixed move in every
+# hand it may hold; the other seat's best response reads the hand from that move, and each
+# seat gains 1/30 of a game over the game value.
+VIEW_EXPLOITABLE = "7-258-1568-17-3-1 8-3/-2 666778+2+2+2+3+4-2CC/55667778888+3-2 4 a -"
+
+
+def test_the_view_policy_is_exploitable_in_a_hand_built_position():
+    pos = Position.parse(VIEW_EXPLOITABLE).view("a")
+    value_a = lp_game_value(pos)
+
+    views = {}
+
+    def decision(key, moves, state):
+        if key not in views:
+            f, p = state.core.export(), key[0]
+            hands = list(f["hands"])
+            hands[1 - p] = None if f["hand_sizes"][1 - p] else hands[1 - p]
+            views[key] = Position(line=f["line"], hands=tuple(hands), hand_sizes=f["hand_sizes"],
+                                  colls=f["colls"], round=4, to_move=p, taken=f["taken"])
+
+    walk_reference(pos, lambda *a: None, decision)
+
+    def view_strategy(key, moves):
+        return {str(view_choice(views[key])): 1.0}
+
+    br_a = lp_best_response(pos, 0, view_strategy)
+    br_b = lp_best_response(pos, 1, view_strategy)
+    gain_a, gain_b = br_a - value_a, br_b - (1.0 - value_a)
+    assert gain_a > 0.03 and gain_b > 0.03  # each seat's view play loses 1/30 of a game to a best response
+    report = exploitability(pos, "view", target=1e-9)
+    assert report.best_response == pytest.approx((br_a, br_b), abs=1e-9)
+    assert report.exploitability == pytest.approx((gain_a + gain_b) / 2, abs=1e-9)
+    assert report.game_value == pytest.approx(value_a, abs=1e-6)
