@@ -398,8 +398,25 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
         memset(cv, 0, <size_t>nh * nact * sizeof(double))
     else:
         memset(out, 0, <size_t>nh_upd * sizeof(double))
+        if mode == MODE_CFR:
+            # the average strategy of the player not updated, weighted by its reach
+            wt = g.avg_weight
+            for h in range(nh):
+                avg = &g.average[node.slot + <uint64_t>h * nact]
+                x = c.reach[p][h] * wt
+                if x != 0.0:
+                    for a in range(nact):
+                        avg[a] += x * sigma[h * nact + a]
     for a in range(nact):
         child = &g.nodes[node.first_child + a]
+        if p != upd:
+            # pruning: no hand of the other player reaches this child, so it adds nothing
+            # to upd's values (and upd's regrets below it would not move)
+            x = 0.0
+            for h in range(nh):
+                x += c.reach[p][h] * sigma[h * nact + a]
+            if x == 0.0:
+                continue
         child_lists(g, d, p, child.move, mover_prob, nact, a)
         if child.player == TERMINAL:
             terminal_values(g, d + 1, upd, child.utility)
@@ -439,16 +456,12 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
         if d == 0 and g.root_cv != NULL:
             memcpy(g.root_cv, cv, <size_t>nh * nact * sizeof(double))
         return
-    wt = g.avg_weight
     for h in range(nh):
         reg = &g.regret[node.slot + <uint64_t>h * nact]
-        avg = &g.average[node.slot + <uint64_t>h * nact]
-        x = c.reach[p][h] * wt
         for a in range(nact):
             if hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
                 v = reg[a] + cv[h * nact + a] - out[h]
                 reg[a] = v if v > 0.0 else 0.0
-                avg[a] += x * sigma[h * nact + a]
 
 
 # ---------------------------------------------------------------------------------

@@ -234,14 +234,14 @@ def run_cfr(tree: GameTree, target: float | None, seconds: float | None, iterati
             on_check=None) -> tuple[float, float, float]:
     """CFR+ on a built tree until the exploitability is at most `target`, or a budget ends.
 
-    The exploitability is checked exactly after batches of about a tenth of the iterations
+    The exploitability is checked exactly after batches of about a quarter of the iterations
     made so far. Returns the last (best response of a, best response of b, exploitability).
     """
     start = time.perf_counter()
     br = (1.0, 1.0, 0.5)
     while True:
         done = tree.iterations
-        batch = max(1, done // 10)
+        batch = max(1, done // 4)
         if iterations is not None:
             batch = min(batch, iterations - done)
         if seconds is not None and done:
