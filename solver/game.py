@@ -40,8 +40,8 @@ DEFAULT_SECONDS = 300.0
 DEFAULT_MAX_MEMORY_MB = 4096.0
 # Time model of one tree walk (the CFR+ iteration makes two, the exploitability check two
 # more), measured on the project machine: per node, and per (hand, hand) pair at terminals.
-SECONDS_PER_NODE = 1.5e-7
-SECONDS_PER_PAIR = 2e-9
+SECONDS_PER_NODE = 4e-8
+SECONDS_PER_PAIR = 1e-9
 GAME_NOTE = ("both hands and the removed cards dealt uniformly from the cards not public: "
              "the exact game when nothing earlier in the round informs the deal")
 
@@ -216,14 +216,24 @@ def write_infosets(tree: GameTree, stream, policy: bool = False) -> int:
 
 
 def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: bool):
-    """(tree, estimate), refusing with the estimate when the tree does not fit."""
+    """(tree, estimate), refusing with the estimate when the tree does not fit.
+
+    Counting stops early once the tree is known not to fit: past what the memory holds,
+    or past the nodes that two iterations could walk in `seconds`.
+    """
     tree = _tree(pos)
-    est = _count(tree, max_memory_mb)
+    memory_cap = _node_cap(max_memory_mb)
+    time_cap = int(seconds / (4 * SECONDS_PER_NODE)) + 1 if seconds is not None else memory_cap
+    c = tree.count() if force else tree.count(min(memory_cap, time_cap))
+    est = TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
+                       complete=c["complete"], hands=tuple(c["hands"]))
+    if force and not est.complete:
+        raise GameTooBig(f"the game tree is too big to index: {est.describe()}")
     if not force:
-        if not est.complete or est.memory_mb > max_memory_mb:
+        if (not est.complete and memory_cap <= time_cap) or est.memory_mb > max_memory_mb:
             raise GameTooBig(f"the game tree does not fit in {max_memory_mb:g} MB: {est.describe()}; "
                              "give more memory or --force")
-        if seconds is not None and 2 * est.seconds_per_iteration > seconds:
+        if not est.complete or (seconds is not None and 2 * est.seconds_per_iteration > seconds):
             raise GameTooBig(f"the game tree does not fit in {seconds:g} s: {est.describe()}; "
                              "give more time or --force")
     tree.build()
@@ -429,7 +439,7 @@ def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 102
     `view` is a round-4 position with the mover's hand known (other hands are ignored);
     `budget` is in seconds. Returns None when the position is not an unsettled round-4
     position with the mover's hand known, or when the tree's estimated size does not fit
-    `max_memory_mb` or its estimated time for 50 iterations does not fit the budget. Else:
+    `max_memory_mb` or its estimated time for 30 iterations does not fit the budget. Else:
 
         {"method": "equilibrium", "best": "8", "game_value": 0.61, "exploitability": 0.0009,
          "iterations": 120, "seconds": 0.4,
@@ -446,7 +456,8 @@ def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 102
     if view.hands[view.to_move] is None:
         return None
     key = (view.line, view.colls, view.hand_sizes, view.taken, view.to_move, view.hands[view.to_move])
-    return _advice_cached(key, float(budget), float(max_memory_mb), float(target))
+    advice = _advice_cached(key, float(budget), float(max_memory_mb), float(target))
+    return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
 
 
 @lru_cache(maxsize=64)
@@ -460,8 +471,11 @@ def _advice_cached(key, budget, max_memory_mb, target):
                     to_move=to_move, taken=taken)
     start = time.perf_counter()
     tree = _tree(view)
-    est = _count(tree, max_memory_mb)
-    if not est.complete or est.memory_mb > max_memory_mb or 50 * est.seconds_per_iteration > budget:
+    # count no further than what 30 iterations could walk in the budget
+    c = tree.count(min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
+    est = TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
+                       complete=c["complete"], hands=tuple(c["hands"]))
+    if not est.complete or est.memory_mb > max_memory_mb or 30 * est.seconds_per_iteration > budget:
         return None
     tree.build()
     left = budget - (time.perf_counter() - start)

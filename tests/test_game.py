@@ -447,3 +447,80 @@ def test_the_view_policy_is_exploitable_in_a_hand_built_position():
     assert report.best_response == pytest.approx((br_a, br_b), abs=1e-9)
     assert report.exploitability == pytest.approx((gain_a + gain_b) / 2, abs=1e-9)
     assert report.game_value == pytest.approx(value_a, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# The API and the commands
+
+SMALL = "-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a"
+ROUND4_START = "885565 78+3-1-2/57+2+3+4 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a -"
+
+
+def test_round4_start_is_refused_with_its_size_estimate_unless_forced():
+    pos = Position.parse(ROUND4_START)
+    with pytest.raises(GameTooBig, match=r"does not fit in 10 MB: at least [\d,]+ public nodes"):
+        solve_game(pos, max_memory_mb=10)
+    with pytest.raises(GameTooBig, match=r"does not fit in 0.01 s: at least [\d,]+ public nodes"):
+        solve_game(pos, seconds=0.01)
+    assert not estimate(pos, max_memory_mb=10).complete
+
+
+def test_solve_game_reports_the_movers_strategy_at_its_hand():
+    pos = Position.parse(SMALL)
+    sol = solve_game(pos, target=1e-6)
+    assert sol.exploitability <= 1e-6 and sol.to_move == 0
+    assert [m.move for m in sol.moves] == ["7", "8"]  # the hand 788: +C is not held
+    assert sum(m.frequency for m in sol.moves) == pytest.approx(1.0)
+    # the expected score of the hand is the frequency-weighted mean of its moves' expectations
+    hand_value = sum(m.frequency * m.expected for m in sol.moves)
+    assert 0.0 <= hand_value <= 1.0
+    assert sol.strategy(0, pos.hands[0]) == pytest.approx({m.move: m.frequency for m in sol.moves})
+    assert sol.best == sol.moves[0].move
+
+
+def test_equilibrium_advice_answers_small_trees_and_declines_big_ones():
+    advice = equilibrium_advice(Position.parse(SMALL).view("a"), budget=5.0)
+    assert advice["method"] == "equilibrium" and advice["exploitability"] <= 1e-3
+    assert {m["move"] for m in advice["moves"]} == {"7", "8"} and advice["best"] in {"7", "8"}
+    assert equilibrium_advice(Position.parse(ROUND4_START).view("a"), budget=0.5) is None
+    hidden = Position.parse(SMALL).view("b")  # a to move, a's hand hidden
+    assert equilibrium_advice(hidden, budget=5.0) is None
+
+
+def test_cli_solve_game_json_and_strategy_file(tmp_path):
+    path = tmp_path / "strategy.jsonl"
+    r = dnoir("solve", SMALL, "--mode", "game", "--target", "1e-6", "--json", "--strategy", str(path))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["mode"] == "game" and out["exploitability"] <= 1e-6
+    assert out["best"] in {"7", "8"} and {m["move"] for m in out["moves"]} == {"7", "8"}
+    assert set(out["moves"][0]) == {"move", "frequency", "expected"}
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == out["strategy_infosets"] > 0
+    root = [x for x in lines if x["history"] == "" and x["hand"] == "788"]
+    assert len(root) == 1 and root[0]["player"] == "a"
+    assert sum(root[0]["strategy"].values()) == pytest.approx(1.0)
+
+
+def test_cli_exploit_json():
+    r = dnoir("exploit", SMALL, "--policy", "greedy", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(out["best_response"]) == {"a", "b"}
+    gains = out["best_response"]["a"] - out["game_value"] + out["best_response"]["b"] - (1 - out["game_value"])
+    assert out["exploitability"] == pytest.approx(gains / 2, abs=1e-6)
+    assert out["exploitability"] > 0.1  # greedy is far from the equilibrium here
+
+
+@pytest.mark.parametrize("args, message", [
+    (["solve", SMALL, "--mode", "game", "--target", "nan"], "--target"),
+    (["solve", SMALL, "--mode", "game", "--time", "-1"], "--time"),
+    (["solve", ROUND4_START, "--mode", "game", "--time", "0.01"], "does not fit in 0.01 s"),
+    (["solve", "5+2 678+3C/????? ./. 1 a -", "--mode", "game"], "round"),
+    (["exploit", SMALL, "--policy", "bogus"], "unknown bot"),
+    (["solve", SMALL, "--mode", "game", "--strategy", "/nonexistent/dir/file"], "--strategy"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(args, message):
+    r = dnoir(*args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("dnoir: error:") and message in r.stderr
