@@ -658,7 +658,15 @@ cdef class GameTree:
     `count()` (sizes, cheap) then `build()` (allocates), then `iterate()`.
 
     >>> from solver.position import Position
-    >>> pos = Position.parse("7-2+3 5/8 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a")
+    >>> from solver.game import game_pool
+    >>> pos = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
+    >>> tree = GameTree(pos._core().to_bytes(), game_pool(pos), pos.hand_sizes)
+    >>> tree.build()["nodes"]
+    178
+    >>> tree.iterate(200)
+    >>> br_a, br_b, exploitability = tree.exploitability()
+    >>> exploitability < 1e-5, round(tree.profile_value(), 4)
+    (True, 0.8571)
     """
 
     cdef Game g

@@ -524,3 +524,22 @@ def test_cli_bad_input_is_one_line_and_exit_2(args, message):
     r = dnoir(*args)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("dnoir: error:") and message in r.stderr
+
+
+@pytest.mark.parametrize("name", ["solver.game", "solver._cfr", "solver.cli_equilibrium"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+@pytest.mark.slow
+def test_bench_game_docstring_example():
+    import doctest
+
+    import solver.bench.game
+
+    result = doctest.testmod(solver.bench.game)
+    assert result.failed == 0 and result.attempted > 0
