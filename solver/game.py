@@ -437,7 +437,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
 # Advice for callers with a budget
 
 def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 1024.0,
-                       target: float = DEFAULT_TARGET) -> dict | None:
+                       target: float = 1e-4) -> dict | None:
     """The equilibrium advice for the side to move of `view`, or None when it does not fit `budget`.
 
     `view` is a round-4 position with the mover's hand known (other hands are ignored);
@@ -445,13 +445,15 @@ def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 102
     position with the mover's hand known, or when the tree's estimated size does not fit
     `max_memory_mb` or its estimated time for 30 iterations does not fit the budget. Else:
 
-        {"method": "equilibrium", "best": "8", "game_value": 0.61, "exploitability": 0.0009,
-         "iterations": 120, "seconds": 0.4,
+        {"method": "equilibrium", "best": "8", "game_value": 0.61, "hand_value": 0.63,
+         "exploitability": 0.0009, "iterations": 120, "seconds": 0.4,
          "moves": [{"move": "8", "frequency": 0.7, "expected": 0.63}, ...]}
 
     with the moves most frequent first; `expected` is the mover's expected score given
-    its hand if it makes that move and equilibrium play follows. Results are cached per
-    public position and hand.
+    its hand if it makes that move and equilibrium play follows; `hand_value` is the
+    frequency-weighted mean of the moves' `expected` (the hand's value under equilibrium
+    play; `move_loss` grades a move against it); `game_value` is over every deal. Results
+    are cached per public position and hand.
     """
     try:
         check_game(view)
@@ -462,6 +464,22 @@ def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 102
     key = (view.line, view.colls, view.hand_sizes, view.taken, view.to_move, view.hands[view.to_move])
     advice = _advice_cached(key, float(budget), float(max_memory_mb), float(target))
     return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
+
+
+def move_loss(advice: dict, move: str) -> float:
+    """The expected-score loss of `move` against the equilibrium, from `equilibrium_advice`'s answer.
+
+    The hand's equilibrium value minus the move's expected score (both given the hand),
+    floored at 0: a move the equilibrium plays loses nothing, up to the exploitability.
+
+    >>> move_loss({"hand_value": 0.6, "moves": [{"move": "8", "expected": 0.6},
+    ...                                         {"move": "T", "expected": 0.35}]}, "T")
+    0.25
+    """
+    for m in advice["moves"]:
+        if m["move"] == move:
+            return max(0.0, round(advice["hand_value"] - m["expected"], 9))
+    raise ValueError(f"{move} is not a legal move of the advised hand")
 
 
 @lru_cache(maxsize=64)
@@ -487,11 +505,12 @@ def _advice_cached(key, budget, max_memory_mb, target):
     value_a = tree.profile_value()
     moves = _hand_moves(tree, hand)
     return dict(method="equilibrium", best=moves[0].move,
+                hand_value=sum(m.frequency * m.expected for m in moves),
                 game_value=value_a if to_move == 0 else 1.0 - value_a, exploitability=max(expl, 0.0),
                 iterations=tree.iterations, seconds=time.perf_counter() - start,
                 moves=[m.to_dict() for m in moves])
 
 
 __all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
-           "solve_game", "exploitability", "equilibrium_advice", "policy_function", "view_choice",
+           "solve_game", "exploitability", "equilibrium_advice", "move_loss", "policy_function", "view_choice",
            "game_pool", "check_game", "write_infosets", "KINDS", "TAKE"]
