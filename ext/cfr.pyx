@@ -21,17 +21,23 @@ Vector form: a traversal carries, for each player, the list of its hands still p
 at the node (hands holding every card it played and no more of a kind than remain unseen)
 and their reach probabilities. A terminal returns, for the updating player's hand i,
 u * sum_j W(i, j) reach_opp(j). Plays a hand cannot make (it does not hold the kind) have
-probability 0 for that hand. CFR+ (regret matching+, alternating updates, linear
-averaging) converges to an equilibrium; the exploitability of the average strategy is
-computed exactly by a best response for each seat over the same tree.
+probability 0 for that hand. CFR+ (regret matching+, alternating updates, the average
+strategy weighted by t^2 at iteration t, which reaches a given exploitability in several
+times fewer iterations than linear weights on these trees) converges to an equilibrium;
+the exploitability of the average strategy is computed exactly by a best response for
+each seat over the same tree.
+
+Speed: the average strategy of a player is accumulated while the other is updated, so a
+child that no hand of the acting (not updated) player reaches can be skipped whole: it
+adds nothing to the updated player's values, regrets or average. CFR+ sets many
+actions to probability 0 in every hand, so this prunes much of each walk.
 """
 
-from libc.math cimport fabs
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from state cimport (
-    State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW, DN_COMPOSITION,
+    State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW,
     apply_move, game_outcome, hand_size, update_hand_masks,
 )
 
@@ -44,11 +50,6 @@ cdef enum:
     MODE_CFR = 0       # CFR+ iteration for the updating player
     MODE_BR = 1        # best response of the updating player to the fixed strategy
     MODE_EVAL = 2      # values of the fixed strategy profile
-
-# strategy sources for MODE_BR / MODE_EVAL
-cdef enum:
-    SRC_AVERAGE = 0
-    SRC_POLICY = 1
 
 
 ctypedef struct Node:
@@ -97,7 +98,6 @@ ctypedef struct Game:
     double *child_values[MAXD]     # [h * nact + a]
     double *strategy[MAXD]         # [h * nact + a]
     double *root_cv                # MODE_EVAL: the root mover's child values
-    int root_cv_player
     # counting
     uint64_t count_cap
     uint64_t work
