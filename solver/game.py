@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ._cfr import GameTree
-from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move, format_counts
+from .cards import COMPOSITION, NKINDS, Move, format_counts
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 
@@ -513,4 +513,4 @@ def _advice_cached(key, budget, max_memory_mb, target):
 
 __all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
            "solve_game", "exploitability", "equilibrium_advice", "move_loss", "policy_function", "view_choice",
-           "game_pool", "check_game", "write_infosets", "KINDS", "TAKE"]
+           "game_pool", "check_game", "write_infosets", "set_policy"]

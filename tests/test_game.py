@@ -20,9 +20,9 @@ from math import comb
 import pytest
 
 import refmodel
-from solver.cards import KINDS, NKINDS, TAKE, Move
+from solver.cards import KINDS, NKINDS, Move
 from solver.game import (
-    GameTooBig, equilibrium_advice, estimate, exploitability, game_pool, policy_function, solve_game,
+    GameTooBig, equilibrium_advice, estimate, exploitability, policy_function, solve_game,
     view_choice,
 )
 from solver.position import Position
@@ -57,7 +57,7 @@ def small_endgames(count, max_cards, seed=0):
 
 
 # ---------------------------------------------------------------------------------------
-# The reference game: refmodel states, labelled cards, played to the end
+# The reference game: labelled cards, every deal walked to the real end of the game
 
 def counts_of_tokens(tokens):
     counts = [0] * NKINDS
