@@ -12,7 +12,7 @@ import click
 
 from .bounds import MAX_SECONDS, MAX_SEED, MAX_TT_MB, Real, Whole
 from .cards import format_counts
-from .cli import PositionArgsCommand, _position, cli
+from .cli import PositionArgsCommand, _position, cli, moves_option
 from .game import (
     DEFAULT_MAX_MEMORY_MB, DEFAULT_SECONDS, DEFAULT_TARGET, GAME_NOTE, ExploitReport, GameSolution,
     exploitability, solve_game,
@@ -93,6 +93,7 @@ def render_exploit(r: ExploitReport) -> str:
               help="Refuse trees estimated larger than this.")
 @click.option("--force", is_flag=True, help="Solve even when the size estimate exceeds the limits.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@moves_option
 def exploit(dnp, policy, seed, target, seconds, max_memory_mb, force, as_json):
     """The exploitability of a policy in the round-4 game of DNP (both hands hidden).
 
