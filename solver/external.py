@@ -208,6 +208,9 @@ class ExternalBot:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
+                if self.proc is not None and self.proc.poll() is not None:
+                    # it exited on its own, and its end of output is not read yet: a crash
+                    raise self._ended(f"while we waited for '{prefix}'")
                 self.kill()
                 raise EngineFault("timeout", f"no '{prefix}' within {seconds:.2f} s")
             try:

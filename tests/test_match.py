@@ -155,7 +155,10 @@ def test_external_engine_over_the_protocol(tmp_path):
 def test_faulty_engines_lose_and_are_logged(tmp_path, mode, kind):
     out = tmp_path / "g.jsonl"
     spec = f"cmd:{sys.executable} {FAULTY} {mode}"
-    result = dnoir("match", spec, "random", "--pairs", "1", "--movetime", "20", "--workers", "1",
+    # a crash or an illegal answer is seen at once, whatever the budget: a long one keeps a
+    # loaded machine from turning a slow crash into a timeout; the silent engine needs a short one
+    movetime = "20" if kind == "timeout" else "60000"
+    result = dnoir("match", spec, "random", "--pairs", "1", "--movetime", movetime, "--workers", "1",
                    "--out", str(out), "--json")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
