@@ -65,6 +65,8 @@ class Key:
 
 
 SEED = Key("whole", 0, MAX_SEED)
+# The seed a bot is built with: a spec's seed, or one derived by thread_seed (64 bits).
+BOT_SEED = Key("whole", 0, 2**64 - 1)
 POLICY = Key("choice", choices=tuple(POLICY_NAMES))
 
 
@@ -78,7 +80,7 @@ class Bot:
     KEYS: dict[str, Key] = {"seed": SEED}
 
     def __init__(self, seed: int = 0):
-        self.seed = SEED.read("seed", seed)
+        self.seed = BOT_SEED.read("seed", seed)
         self.rng = random.Random(seed)
 
     def new_game(self) -> None:
@@ -193,7 +195,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.bots.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy, exploration=0 to 100, seed=0 to 18446744073709551615)
+    solver.bots.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy, exploration=0 to 100, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -157,7 +157,7 @@ def perft(args, divide):
 def deal(seed):
     """A random full deal in DNP, and each player's view of it."""
     if seed is None:
-        seed = random.SystemRandom().randrange(2**63)
+        seed = random.SystemRandom().randrange(MAX_SEED + 1)  # a seed --seed takes back
     pos = Position.random_deal(seed)
     click.echo(f"seed    {seed}")
     click.echo(f"deal    {pos}")

@@ -128,9 +128,6 @@ def bench_analyse(positions, workers, seed, as_json):
     click.echo(json.dumps(report) if as_json else format_analyse(report))
 
 
-from .bounds import MAX_PAIRS, MAX_SEED, Whole  # noqa: E402 - for `bench adapters` below
-
-
 @bench.command("adapters")
 @click.option("--games", type=Whole(1, MAX_PAIRS), default=300, show_default=True,
               help="Random games through each loop (the public API, OpenSpiel, PettingZoo).")

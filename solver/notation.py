@@ -174,7 +174,8 @@ def _kinds(field: str, value, most: int) -> tuple[int, ...]:
 
 
 def _counts(field: str, value, high: int) -> tuple[int, ...]:
-    return tuple(_whole(field, n, 0, min(high, COMPOSITION[k]), f"a count of {KINDS[k]}")
+    # at most `high` of a kind here; more than the game has of a kind is the rules' check ("cards")
+    return tuple(_whole(field, n, 0, high, f"a count of {KINDS[k]}")
                  for k, n in enumerate(_sequence(field, value, length=NKINDS)))
 
 

@@ -23,9 +23,11 @@ from solver._core import CoreState
 from solver._ismcts import VISITS_LIMIT, Searcher, sample_counts
 from solver._pimc import flat_values
 from solver.bots import SpecError, check_spec, make_bot, parse_spec
+from solver.bounds import MAX_SEED
 from solver.cli import main
 
 DEAL = Position.random_deal(1)
+SEEDS = f"0 to {MAX_SEED}"
 # Round 2, b to move, a city in the line; b holds 5 6 7 8 +2.
 GREEDY_DNP = "5C678 5678+2/5678+2 -1-1-1-2-2/CC 2 b -"
 
@@ -55,31 +57,31 @@ BAD_OPTIONS = [
     (("advise", "--time", "inf"), "--time", "0.001 to 86400"),
     (("advise", "--time", "-1"), "--time", "0.001 to 86400"),
     (("advise", "--threads", "0"), "--threads", "1 to 256"),
-    (("advise", "--seed", "-1"), "--seed", "0 to 18446744073709551615"),
-    (("advise", "--seed", "18446744073709551616"), "--seed", "0 to 18446744073709551615"),
+    (("advise", "--seed", "-1"), "--seed", SEEDS),
+    (("advise", "--seed", str(MAX_SEED + 1)), "--seed", SEEDS),
     (("solve", "--tt-mb", "nan"), "--tt-mb", "0.001 to 4096"),
     (("solve", "--tt-mb", "inf"), "--tt-mb", "0.001 to 4096"),
-    (("deal", "--seed", "1e20"), "--seed", "0 to 18446744073709551615"),
-    (("deal", "--seed", str(2**64)), "--seed", "0 to 18446744073709551615"),
+    (("deal", "--seed", "1e20"), "--seed", SEEDS),
+    (("deal", "--seed", str(MAX_SEED + 1)), "--seed", SEEDS),
     (("engine", "--threads", "1000"), "--threads", "1 to 256"),
     (("bench", "speed", "--games", "1e20"), "--games", "1 to 1000000000"),
     (("bench", "speed", "--games", "99999999999999999999"), "--games", "1 to 1000000000"),
     (("bench", "speed", "--reference-games", "-1"), "--reference-games", "0 to 1000000000"),
-    (("bench", "speed", "--seed", "1e20"), "--seed", "0 to 18446744073709551615"),
+    (("bench", "speed", "--seed", "1e20"), "--seed", SEEDS),
     (("bench", "solve", "--positions", "99999999999"), "--positions", "1 to 10000000"),
     (("bench", "solve", "--tt-mb", "nan"), "--tt-mb", "0.001 to 4096"),
-    (("bench", "solve", "--seed", str(2**64)), "--seed", "0 to 18446744073709551615"),
+    (("bench", "solve", "--seed", str(MAX_SEED + 1)), "--seed", SEEDS),
     (("bench", "search", "--seconds", "nan"), "--seconds", "0.01 to 86400"),
     (("bench", "search", "--seconds", "inf"), "--seconds", "0.01 to 86400"),
     (("bench", "search", "--deals", "99999999999"), "--deals", "1 to 10000000"),
     (("bench", "search", "--games", "99999999999"), "--games", "2 to 1000000000"),
     (("bench", "search", "--movetime", "99999999999"), "--movetime", "1 to 86400000"),
     (("bench", "search", "--scaling-pairs", "99999999999"), "--scaling-pairs", "1 to 1000000000"),
-    (("bench", "search", "--seed", "-5"), "--seed", "0 to 18446744073709551615"),
+    (("bench", "search", "--seed", "-5"), "--seed", SEEDS),
     (("bench", "search", "--workers", "1e20"), "--workers", "1 to 1024"),
     (("bench", "analyse", "--positions", "1e20"), "--positions", "1 to 10000000"),
     (("bench", "analyse", "--workers", "99999"), "--workers", "1 to 1024"),
-    (("bench", "analyse", "--seed", "nan"), "--seed", "0 to 18446744073709551615"),
+    (("bench", "analyse", "--seed", "nan"), "--seed", SEEDS),
 ]
 
 
@@ -89,6 +91,15 @@ def test_every_number_option_has_a_range(capsys, args, option, bounds):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("dnoir: error: ")
     assert option in err and f"({bounds})" in err
+
+
+def test_a_random_deal_prints_a_seed_that_deal_takes_back(capsys):
+    for _ in range(5):
+        code, out, _ = run(capsys, "deal")
+        seed = out.split("\n")[0].split()[1]
+        assert code == 0 and 0 <= int(seed) <= MAX_SEED
+        code, again, _ = run(capsys, "deal", "--seed", seed)
+        assert code == 0 and again == out
 
 
 # -- bot specs ---------------------------------------------------------------------------
@@ -103,11 +114,11 @@ BAD_SPECS = [
     ("ismcts:threads=100000", "threads", "1 to 256"),
     ("ismcts:exploration=inf", "exploration", "0 to 100"),
     ("ismcts:exploration=-1", "exploration", "0 to 100"),
-    ("ismcts:seed=-1", "seed", "0 to 18446744073709551615"),
-    ("ismcts:seed=18446744073709551616", "seed", "0 to 18446744073709551615"),
+    ("ismcts:seed=-1", "seed", SEEDS),
+    (f"ismcts:seed={MAX_SEED + 1}", "seed", SEEDS),
     ("pimc:worlds=0", "worlds", "1 to 1000000"),
     ("pimc:worlds=1e20", "worlds", "1 to 1000000"),
-    ("random:seed=1.5", "seed", "0 to 18446744073709551615"),
+    ("random:seed=1.5", "seed", SEEDS),
 ]
 
 
