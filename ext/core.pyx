@@ -15,31 +15,80 @@ from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, LINE_MAX, DECK_MAX,
     REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome, zobrist,
-    deal_game, update_hand_masks, hand_size,
+    deal_game, update_hand_masks, hand_size, state_problem, NCARDS,
 )
+from cpython.exc cimport PyErr_CheckSignals
 
 HOW_NAMES = ("points", "tie-break", "city", "draw")
 
 
-cdef uint64_t perft_c(const State *s, int depth) noexcept nogil:
+cdef enum:
+    # perft looks for a pending signal (Ctrl-C) once every this many interior nodes: a few
+    # milliseconds of counting, and no measurable cost.
+    SIGNAL_EVERY = 1 << 16
+
+
+cdef int perft_c(const State *s, int depth, uint64_t *total, uint64_t *interior) except -1 nogil:
+    """Add the number of move sequences of `depth` (>= 1) moves from s to total[0].
+
+    Runs without the GIL; every SIGNAL_EVERY interior nodes it takes the GIL to run the
+    Python signal handlers, so Ctrl-C raises KeyboardInterrupt out of a count of hours.
+    """
     cdef uint8_t moves[NMOVES]
     cdef int n = legal_moves(s, moves)
     cdef int i
-    cdef uint64_t total = 0
     cdef State child
     if depth == 1:
-        return n
+        total[0] += n
+        return 0
+    interior[0] += 1
+    if interior[0] % SIGNAL_EVERY == 0:
+        with gil:
+            PyErr_CheckSignals()
     for i in range(n):
         child = s[0]
         apply_move(&child, moves[i])
-        total += perft_c(&child, depth - 1)
-    return total
+        perft_c(&child, depth - 1, total, interior)
+    return 0
+
+
+cdef uint8_t _byte(str field, object value, int low, int high) except? 255:
+    """value as an int in [low, high] (all within 0..254): checked before it is stored in a uint8_t."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{field}: {value!r} is not a whole number ({low} to {high})")
+    if not low <= value <= high:
+        raise ValueError(f"{field}: {value!r} is out of range ({low} to {high})")
+    return value
+
+
+cdef int _cards(str field, object cards, uint8_t *out, int most, int exactly) except -1:
+    """Store kind indices into out; their number is checked first (at most `most`, or
+    `exactly` unless it is -1), so nothing is written past the array."""
+    cdef int i
+    cards = tuple(cards)
+    if len(cards) > most or (exactly >= 0 and len(cards) != exactly):
+        raise ValueError(f"{field}: {len(cards)} cards, "
+                         f"{'exactly ' + str(exactly) if exactly >= 0 else 'at most ' + str(most)}")
+    for i in range(len(cards)):
+        out[i] = _byte(field, cards[i], 0, NKINDS - 1)
+    return len(cards)
+
+
+cdef int _counts(str field, object counts, uint8_t *out) except -1:
+    """Store 11 counts per kind into out; exactly 11, each 0..NCARDS."""
+    cdef int k
+    counts = tuple(counts)
+    if len(counts) != NKINDS:
+        raise ValueError(f"{field}: {len(counts)} counts, one per kind ({NKINDS})")
+    for k in range(NKINDS):
+        out[k] = _byte(field, counts[k], 0, NCARDS)
+    return 0
 
 
 cdef class CoreState:
     """One District Noir state held in the C struct of ext/state.pxd.
 
-    >>> s = CoreState.build(line=(0, 4), hands=((1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 2), (0,) * 11),
+    >>> s = CoreState.build(line=(0, 4), hands=((1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 2), (0,) * 11),
     ...     colls=((0,) * 11, (0,) * 11), round=4, to_move=0, first=0, actions=(0, 0), taken=0)
     >>> s.legal_moves()
     [0, 1, 2, 10, 11]
@@ -48,42 +97,38 @@ cdef class CoreState:
     cdef State s
 
     @staticmethod
-    def build(line, hands, colls, int round, int to_move, int first, actions, int taken,
-              deck=None, removed=None):
+    def build(line, hands, colls, round, to_move, first, actions, taken, deck=None, removed=None):
         """A state from plain fields; hands/colls are 11 counts each, cards are kind indices.
 
         `deck` is the undealt cards top first (None: unknown); `removed` the 3 removed
-        cards (None: unknown). The caller has validated the fields (see solver.notation).
+        cards (None: unknown). solver.notation validates positions by the rules; here every
+        length and value is checked before it is stored, and the finished state against the
+        invariants of ext/state.pxd (`state_problem`), so no input writes outside the State
+        or gives the rules an index outside their arrays: ValueError instead.
         """
         cdef CoreState c = CoreState.__new__(CoreState)
         cdef State *s = &c.s
-        cdef int p, k, i
+        cdef const char *problem
+        cdef int p
         memset(s, 0, sizeof(State))
-        if len(line) > LINE_MAX:
-            raise ValueError("line too long")
-        for i, k in enumerate(line):
-            s.line[i] = k
-        s.line_len = len(line)
+        s.line_len = _cards("line", line, s.line, LINE_MAX, -1)
+        hands, colls, actions = tuple(hands), tuple(colls), tuple(actions)
+        if len(hands) != 2 or len(colls) != 2 or len(actions) != 2:
+            raise ValueError("hands, colls and actions are pairs, one for each player")
         for p in range(2):
-            for k in range(NKINDS):
-                s.hand[p][k] = hands[p][k]
-                s.coll[p][k] = colls[p][k]
-            s.actions[p] = actions[p]
+            _counts("hands", hands[p], s.hand[p])
+            _counts("colls", colls[p], s.coll[p])
+            s.actions[p] = _byte("actions", actions[p], 0, ACTIONS_PER_ROUND)
         update_hand_masks(s)
         if deck is not None:
-            if len(deck) > DECK_MAX:
-                raise ValueError("deck too long")
-            for i, k in enumerate(deck):
-                s.deck[i] = k
-            s.deck_len = len(deck)
+            s.deck_len = _cards("deck", deck, s.deck, DECK_MAX, -1)
             s.deck_known = 1
         if removed is not None:
-            for i, k in enumerate(removed):
-                s.removed[i] = k
-        s.round = round
-        s.first = first
-        s.taken = taken
-        s.to_move = to_move
+            _cards("removed", removed, s.removed, REMOVED, REMOVED)
+        s.round = _byte("round", round, 1, LAST_ROUND)
+        s.first = _byte("first", first, 0, 1)
+        s.taken = _byte("taken", taken, 0, 3)
+        s.to_move = _byte("to_move", to_move, 0, NOBODY)
         s.status = ONGOING
         for p in range(2):
             if s.coll[p][KIND_C] == 3:
@@ -94,6 +139,9 @@ cdef class CoreState:
             s.status = OVER_POINTS
         if s.status != ONGOING:
             s.to_move = NOBODY
+        problem = state_problem(s)
+        if problem != NULL:
+            raise ValueError("not a valid state: " + problem.decode())
         return c
 
     @staticmethod
@@ -167,6 +215,8 @@ cdef class CoreState:
         """
         cdef Unseen unseen
         cdef int i
+        if observer not in (0, 1):
+            raise ValueError(f"observer must be 0 or 1, not {observer}")
         if unseen_cards(&self.s, observer, &unseen) != 0:
             raise ValueError("the position's unseen cards do not add up")
         counts = [0] * NKINDS
@@ -191,15 +241,18 @@ cdef class CoreState:
         return 2 * ACTIONS_PER_ROUND - s.actions[0] - s.actions[1] <= depth
 
     def perft(self, int depth):
-        """Number of distinct move sequences of exactly `depth` moves (chess-style perft)."""
+        """Number of distinct move sequences of exactly `depth` moves (chess-style perft).
+
+        Interruptible: a pending signal (Ctrl-C) raises out of the count within milliseconds.
+        """
         if depth < 0:
             raise ValueError("depth must be >= 0")
         if depth == 0:
             return 1
-        cdef uint64_t n
+        cdef uint64_t total = 0, interior = 0
         with nogil:
-            n = perft_c(&self.s, depth)
-        return n
+            perft_c(&self.s, depth, &total, &interior)
+        return total
 
 
 def random_games(long n_games, seed):
@@ -220,6 +273,9 @@ def random_games(long n_games, seed):
     rng_seed(&r, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     with nogil:
         for g in range(n_games):
+            if g % 4096 == 4095:
+                with gil:
+                    PyErr_CheckSignals()  # Ctrl-C ends a long run
             deal_game(&s, &r)
             first = s.first
             m = random_move(&s, &r)

@@ -10,6 +10,10 @@ the player who made its move.
 
 Nodes live in a preallocated pool; when it is full the tree stops growing and iterations
 go on with playouts from the deepest node reached, so memory never exceeds the pool.
+Visit, availability and draw counts are 32 bits: no node's count exceeds the root's, and a tree
+stops (`search` returns early, `saturated` is True) once its root has VISITS_LIMIT visits,
+2**32 - 2**20, so no counter can wrap (about an hour of one thread; a longer search runs
+more trees, one a thread, or starts a new one).
 Everything in `run` holds no Python object and runs without the GIL, so several
 Searchers on several threads give root parallelism.
 """
@@ -21,9 +25,11 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
     State, Score, NKINDS, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
+    state_from_bytes,
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
+from solver.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
 
 ctypedef struct Node:
     int32_t first_child
@@ -44,6 +50,17 @@ cdef enum:
 
 POLICY_NAMES = ("random", "greedy")  # the names policy_code accepts
 NODE_BYTES = sizeof(Node)
+# A tree stops growing its counts here: the root counts every iteration and no node more.
+VISITS_LIMIT = 2**32 - 2**20
+
+
+cdef object _budget(str name, object value, object high):
+    """A search budget as given from Python: a finite number 0..high (0: no limit of that kind)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name}: {value!r} is not a number (0 to {high})")
+    if not (0 <= value <= high):  # False for NaN too
+        raise ValueError(f"{name}: {value!r} is out of range (0 to {high})")
+    return value
 
 
 cdef inline double now_seconds() noexcept nogil:
@@ -75,11 +92,18 @@ cdef class Searcher:
     cdef double exploration
     cdef int policy
     cdef bint started
+    cdef uint32_t visits_limit
 
-    def __cinit__(self, int max_nodes=2_000_000):
-        if max_nodes < 1:
-            raise ValueError("max_nodes must be at least 1")
-        self.nodes = <Node *> malloc(max_nodes * sizeof(Node))
+    def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
+        """`max_nodes` (1 to MAX_NODES) sizes the pool; `visits_limit` (1 to VISITS_LIMIT, for
+        tests) is the root visit count at which the tree stops."""
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or not 1 <= max_nodes <= MAX_NODES:
+            raise ValueError(f"max_nodes: {max_nodes!r} is out of range (1 to {MAX_NODES})")
+        if isinstance(visits_limit, bool) or not isinstance(visits_limit, int) \
+                or not 1 <= visits_limit <= VISITS_LIMIT:
+            raise ValueError(f"visits_limit: {visits_limit!r} is out of range (1 to {VISITS_LIMIT})")
+        self.visits_limit = visits_limit
+        self.nodes = <Node *> malloc(<size_t>max_nodes * sizeof(Node))
         if self.nodes == NULL:
             raise MemoryError(f"cannot allocate {max_nodes} nodes")
         self.max_nodes = max_nodes
@@ -174,10 +198,16 @@ cdef class Searcher:
             ch.margin += scores[p].total - scores[1 - p].total
 
     def start(self, bytes view, int observer, seed=0, double exploration=0.7, str policy="random"):
-        """Begin a new tree for `view` (CoreState.to_bytes() of the observer's view, observer to move)."""
-        if len(view) != sizeof(State):
-            raise ValueError("not a serialized State")
-        self.root = (<State *><char *>view)[0]
+        """Begin a new tree for `view` (CoreState.to_bytes() of the observer's view, observer to move).
+
+        ValueError, before anything is stored, for bytes that are not a valid State
+        (ext/state.pxd `state_problem`), a finished game, an observer not to move, or an
+        exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
+        the selection without a child).
+        """
+        state_from_bytes(view, &self.root)
+        if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
+            raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
         if self.root.status != ONGOING:
             raise ValueError("the game is over")
         if self.root.to_move != observer:
@@ -192,28 +222,37 @@ cdef class Searcher:
         self.iterations = 0
         self.started = True
 
-    def search(self, long iterations=0, double seconds=0):
+    def search(self, iterations=0, seconds=0):
         """Grow the tree by `iterations` (if > 0) or for `seconds` (if > 0), whichever ends first.
 
-        Returns the number of iterations made by this call.
+        `iterations` is 0 to MAX_ITERATIONS and `seconds` 0 to MAX_SECONDS (ValueError
+        otherwise, NaN included). Returns the number of iterations made by this call: fewer
+        than asked once the tree is `saturated` (its root has VISITS_LIMIT visits), 0 after.
         """
+        cdef long budget = _budget("iterations", iterations, MAX_ITERATIONS)
+        cdef double limit = _budget("seconds", seconds, MAX_SECONDS)
         cdef long done = 0
         cdef double deadline
         if not self.started:
             raise ValueError("call start() first")
-        if iterations <= 0 and seconds <= 0:
+        if budget <= 0 and limit <= 0:
             raise ValueError("give a number of iterations or a time")
         with nogil:
-            deadline = now_seconds() + seconds
-            while True:
+            deadline = now_seconds() + limit
+            while self.nodes[0].visits < self.visits_limit:
                 self.iterate(&self.root, &self.unseen, &self.rng, self.exploration, self.policy)
                 done += 1
-                if iterations > 0 and done >= iterations:
+                if budget > 0 and done >= budget:
                     break
-                if seconds > 0 and done % CLOCK_EVERY == 0 and now_seconds() >= deadline:
+                if limit > 0 and done % CLOCK_EVERY == 0 and now_seconds() >= deadline:
                     break
         self.iterations += done
         return done
+
+    @property
+    def saturated(self):
+        """True once the root has VISITS_LIMIT visits: the tree takes no more iterations."""
+        return self.started and self.nodes[0].visits >= self.visits_limit
 
     def root_stats(self):
         """{move: (visits, reward sum, margin sum)} of the root's children, for the observer."""
@@ -243,7 +282,7 @@ cdef class Searcher:
         return self.n_nodes
 
 
-def sample_counts(bytes view, int observer, long samples, seed=0):
+def sample_counts(bytes view, int observer, samples, seed=0):
     """Sum, over `samples` sampled worlds, of the cards per kind dealt to the opponent's
     hand, the deck and the removed cards: ([11 counts], [11 counts], [11 counts]).
 
@@ -253,21 +292,24 @@ def sample_counts(bytes view, int observer, long samples, seed=0):
     cdef State root, world
     cdef Unseen unseen
     cdef Rng r
-    cdef long i
+    cdef long i, n_samples
     cdef int k, j, opp = 1 - observer
     cdef long hand[NKINDS]
     cdef long deck[NKINDS]
     cdef long removed[NKINDS]
-    if len(view) != sizeof(State):
-        raise ValueError("not a serialized State")
-    root = (<State *><char *>view)[0]
+    state_from_bytes(view, &root)
+    if observer not in (0, 1):
+        raise ValueError(f"observer must be 0 or 1, not {observer}")
+    if isinstance(samples, bool) or not 0 <= samples <= MAX_ITERATIONS:
+        raise ValueError(f"samples: {samples!r} is out of range (0 to {MAX_ITERATIONS})")
+    n_samples = samples
     if unseen_cards(&root, observer, &unseen) != 0:
         raise ValueError("the position's unseen cards do not add up")
     rng_seed(&r, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     for k in range(NKINDS):
         hand[k] = deck[k] = removed[k] = 0
     with nogil:
-        for i in range(samples):
+        for i in range(n_samples):
             sample_world(&root, &unseen, &world, &r)
             for k in range(NKINDS):
                 hand[k] += world.hand[opp][k]

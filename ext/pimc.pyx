@@ -9,13 +9,17 @@ difference is not blurred by the luck of the deal.
 
 from libc.stdint cimport uint8_t, uint64_t
 from rng cimport Rng, rng_seed
-from state cimport State, Score, NMOVES, ONGOING, DRAW, legal_moves, apply_move, game_outcome
+from state cimport (
+    State, Score, NMOVES, ONGOING, DRAW, legal_moves, apply_move, game_outcome, state_from_bytes,
+)
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
+from solver.bounds import MAX_WORLDS
 
 
-def flat_values(bytes view, int observer, int worlds, seed=0, str policy="random"):
-    """{move: (reward sum, margin sum)} over `worlds` sampled worlds, for the observer to move.
+def flat_values(bytes view, int observer, worlds, seed=0, str policy="random"):
+    """{move: (reward sum, margin sum)} over `worlds` (1 to MAX_WORLDS) sampled worlds, for the
+    observer to move. `view` is CoreState.to_bytes(), checked (ext/state.pxd) before use.
 
     >>> from solver.position import Position
     >>> deal = Position.random_deal(2)
@@ -30,13 +34,12 @@ def flat_values(bytes view, int observer, int worlds, seed=0, str policy="random
     cdef uint8_t moves[NMOVES]
     cdef double rewards[NMOVES]
     cdef double margins[NMOVES]
-    cdef int n, i, w, m, winner, how
+    cdef int n, i, w, m, winner, how, n_worlds
     cdef int pol = policy_code(policy)
-    if len(view) != sizeof(State):
-        raise ValueError("not a serialized State")
-    if worlds < 1:
-        raise ValueError("worlds must be at least 1")
-    root = (<State *><char *>view)[0]
+    state_from_bytes(view, &root)
+    if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= MAX_WORLDS:
+        raise ValueError(f"worlds: {worlds!r} is out of range (1 to {MAX_WORLDS})")
+    n_worlds = worlds
     if root.status != ONGOING or root.to_move != observer:
         raise ValueError("the observer must be the side to move in an unfinished game")
     if unseen_cards(&root, observer, &unseen) != 0:
@@ -47,7 +50,7 @@ def flat_values(bytes view, int observer, int worlds, seed=0, str policy="random
         for i in range(n):
             rewards[i] = 0
             margins[i] = 0
-        for w in range(worlds):
+        for w in range(n_worlds):
             sample_world(&root, &unseen, &world, &r)
             for i in range(n):
                 game = world

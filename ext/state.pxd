@@ -11,7 +11,7 @@ MOVE_TAKE. Players are 0 (a) and 1 (b).
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from rng cimport Rng, rng_below, splitmix64
 
 
@@ -334,3 +334,81 @@ cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
     s.round = 1
     s.first = rng_below(r, 2)
     s.to_move = s.first
+
+
+cdef inline const char *state_problem(const State *s) noexcept nogil:
+    """NULL if s keeps every invariant the rules rely on, else what is wrong.
+
+    A State reaches the compiled modules as raw bytes (CoreState.to_bytes()), so anything
+    could be in it. Each rule indexes arrays by kinds, counts, players and positions in
+    the line and deck; these checks are what keeps every such index inside its array
+    (and every write inside the struct): kinds below NKINDS, lengths within their arrays,
+    no kind with more cards in sight than the game has (so the line never outgrows
+    LINE_MAX), hands no bigger than the actions allow, and a known deck holding exactly
+    the cards of the rounds still to deal.
+    """
+    cdef int p, k, i, n, plays, took
+    cdef uint32_t mask
+    if s.round < 1 or s.round > LAST_ROUND:
+        return "round is not 1 to 4"
+    if s.status > OVER_CITY:
+        return "status is not ongoing, over on points or over by a city"
+    if s.status == ONGOING and s.to_move > 1:
+        return "to_move is not a player in an ongoing game"
+    if s.status != ONGOING and s.to_move != NOBODY:
+        return "to_move is not NOBODY in a finished game"
+    if s.first > 1 or s.city_winner > 1 or s.taken > 3 or s.deck_known > 1:
+        return "first, city_winner, taken or deck_known is out of range"
+    if s.line_len > LINE_MAX or s.deck_len > DECK_MAX or s.deck_pos > s.deck_len:
+        return "line_len, deck_len or deck_pos is out of range"
+    if s.deck_known and s.deck_len - s.deck_pos != 2 * HAND_SIZE * (LAST_ROUND - s.round):
+        return "the known deck does not hold the cards of the rounds still to deal"
+    for i in range(s.line_len):
+        if s.line[i] >= NKINDS:
+            return "a card of the line is not a kind"
+    for i in range(s.deck_len):
+        if s.deck[i] >= NKINDS:
+            return "a card of the deck is not a kind"
+    for i in range(REMOVED):
+        if s.removed[i] >= NKINDS:
+            return "a removed card is not a kind"
+    for p in range(2):
+        took = (s.taken >> p) & 1
+        plays = s.actions[p] - took
+        if plays < 0 or plays > HAND_SIZE:
+            return "actions and taken do not fit a round (at most five plays and one take)"
+        n = 0
+        mask = 0
+        for k in range(NKINDS):
+            n += s.hand[p][k]
+            mask |= (<uint32_t>(s.hand[p][k] != 0)) << k
+        if n > hand_size(s, p):
+            return "a hand holds more cards than its player's actions leave"
+        if mask != s.hand_mask[p]:
+            return "hand_mask does not match the hand"
+    for k in range(NKINDS):
+        n = s.hand[0][k] + s.hand[1][k] + s.coll[0][k] + s.coll[1][k]
+        for i in range(s.line_len):
+            n += s.line[i] == k
+        if s.deck_known:
+            for i in range(s.deck_pos, s.deck_len):
+                n += s.deck[i] == k
+        if n > DN_COMPOSITION[k]:
+            return "more cards of a kind in sight than the game has"
+    return NULL
+
+
+cdef inline int state_from_bytes(object data, State *out) except -1:
+    """Copy a State serialized by CoreState.to_bytes() into out, checked (see state_problem).
+
+    ValueError if `data` is not bytes of the State's size or breaks an invariant: raw bytes
+    from Python never reach a rule unchecked.
+    """
+    cdef const char *problem
+    if not isinstance(data, bytes) or len(data) != sizeof(State):
+        raise ValueError(f"not a serialized State (bytes of length {sizeof(State)})")
+    memcpy(out, <const char *>data, sizeof(State))
+    problem = state_problem(out)
+    if problem != NULL:
+        raise ValueError("not a valid State: " + problem.decode())
+    return 0

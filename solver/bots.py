@@ -6,6 +6,10 @@ it (its own hand known), and `new_game()`. Bots are named by specs such as `rand
 `make_bot(spec, seed)` builds one. A bot's own randomness comes from its seed, so the same
 seed and the same sequence of positions give the same moves.
 
+Each bot declares the keys its spec takes, with their type and range (`KEYS`); a spec is
+checked whole (`check_spec`, `parse_spec`) before any game is played, and a bad one is one
+`SpecError` naming the key, the keys accepted and the range.
+
 >>> bot = make_bot("pimc:worlds=20", seed=1)
 >>> pos = Position.random_deal(5)
 >>> str(bot.choose(pos.view("ab"[pos.to_move]))) in {str(m) for m in pos.legal_moves()}
@@ -15,21 +19,68 @@ True
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from ._ismcts import POLICY_NAMES
 from ._pimc import flat_values
+from .bounds import (
+    MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_WORLDS, real, whole,
+)
 from .cards import Move
 from .position import Position
 from .search import DEFAULT_EXPLORATION, DEFAULT_POLICY, advise, thread_seed
 
 
+class SpecError(ValueError):
+    """A bot spec that names no bot, a key the bot does not take, or a value out of range."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a bot spec: its type ('whole', 'real' or 'choice') and range or choices."""
+
+    kind: str
+    low: float = 0
+    high: float = 0
+    choices: tuple[str, ...] = ()
+
+    def read(self, name: str, value):
+        """`value` (the spec's text, or a number from the API) checked; SpecError names `name`."""
+        try:
+            if self.kind == "whole":
+                return whole(name, value, self.low, self.high)
+            if self.kind == "real":
+                return real(name, value, self.low, self.high)
+        except ValueError as e:
+            raise SpecError(str(e)) from None
+        if value not in self.choices:
+            raise SpecError(f"{name}: {str(value)[:40]!r} is not one of {', '.join(self.choices)}")
+        return value
+
+    def describe(self) -> str:
+        """The range or choices, as error messages show them."""
+        if self.kind == "choice":
+            return "|".join(self.choices)
+        return f"{self.low:g} to {self.high:g}" if self.kind == "real" else f"{self.low} to {self.high}"
+
+
+SEED = Key("whole", 0, MAX_SEED)
+# The seed a bot is built with: a spec's seed, or one derived by thread_seed (64 bits).
+BOT_SEED = Key("whole", 0, 2**64 - 1)
+POLICY = Key("choice", choices=tuple(POLICY_NAMES))
+
+
 class Bot:
-    """The bot interface: `choose(view) -> Move` for the side to move of `view`."""
+    """The bot interface: `choose(view) -> Move` for the side to move of `view`.
+
+    `KEYS` are the spec keys the bot takes (every bot takes `seed`), each with its range.
+    """
 
     name = "bot"
+    KEYS: dict[str, Key] = {"seed": SEED}
 
     def __init__(self, seed: int = 0):
-        self.seed = seed
+        self.seed = BOT_SEED.read("seed", seed)
         self.rng = random.Random(seed)
 
     def new_game(self) -> None:
@@ -67,10 +118,12 @@ class GreedyBot(Bot):
 class PimcBot(Bot):
     """Flat Monte Carlo: every legal move tried in `worlds` sampled worlds, finished by playouts."""
 
+    KEYS = {"worlds": Key("whole", 1, MAX_WORLDS), "policy": POLICY, "seed": SEED}
+
     def __init__(self, seed: int = 0, worlds: int = 50, policy: str = DEFAULT_POLICY):
         super().__init__(seed)
-        self.worlds = int(worlds)
-        self.policy = _policy(policy)
+        self.worlds = self.KEYS["worlds"].read("worlds", worlds)
+        self.policy = POLICY.read("policy", policy)
         self.name = f"pimc:worlds={self.worlds}"
 
     def choose(self, view: Position) -> Move:
@@ -83,16 +136,21 @@ class PimcBot(Bot):
 class IsmctsBot(Bot):
     """`advise` with a fixed budget: `iterations` per move, or `time` seconds per move."""
 
+    KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", 0.001, MAX_SECONDS),
+            "threads": Key("whole", 1, MAX_THREADS), "policy": POLICY,
+            "exploration": Key("real", 0.0, MAX_EXPLORATION), "seed": SEED}
+
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION):
         super().__init__(seed)
         if iterations is None and time is None:
             iterations = 2000
-        self.iterations = int(iterations) if iterations is not None else None
-        self.time = float(time) if time is not None else None
-        self.threads = int(threads)
-        self.policy = _policy(policy)
-        self.exploration = float(exploration)
+        keys = self.KEYS
+        self.iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
+        self.time = keys["time"].read("time", time) if time is not None else None
+        self.threads = keys["threads"].read("threads", threads)
+        self.policy = POLICY.read("policy", policy)
+        self.exploration = keys["exploration"].read("exploration", exploration)
         budget = f"iterations={self.iterations}" if self.iterations is not None else f"time={self.time}"
         self.name = f"ismcts:{budget}"
 
@@ -105,41 +163,71 @@ class IsmctsBot(Bot):
         return Move.parse(advice.best)
 
 
-def _policy(name: str) -> str:
-    if name not in POLICY_NAMES:
-        raise ValueError(f"unknown playout policy {name!r} (one of {', '.join(POLICY_NAMES)})")
-    return name
-
-
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "pimc": PimcBot, "ismcts": IsmctsBot}
 
 
+def _split(spec) -> tuple[str, dict[str, str]]:
+    """('name', {key: text}) of a spec, checked for form (a known bot, key=value items, no
+    key twice) but not yet for its keys and values."""
+    if not isinstance(spec, str):
+        raise SpecError(f"a bot spec is text such as 'ismcts:iterations=2000', not {spec!r:.40}")
+    name, _, rest = spec.strip().partition(":")
+    if name not in BOTS:
+        raise SpecError(f"unknown bot {name[:40]!r} (one of {', '.join(BOTS)})")
+    params = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise SpecError(f"bad bot parameter {item[:40]!r} in {spec[:80]!r} (use key=value)")
+        if key in params:
+            raise SpecError(f"bad bot parameter {key[:40]!r} in {spec[:80]!r}: given twice")
+        params[key] = value.strip()
+    return name, params
+
+
+def check_spec(spec: str) -> tuple[str, dict]:
+    """('name', {key: value}) of a spec with every key known and every value converted and in
+    range; SpecError (a ValueError) names the key, the keys the bot takes and the range.
+
+    >>> check_spec("ismcts:iterations=2000,time=0.5")
+    ('ismcts', {'iterations': 2000, 'time': 0.5})
+    >>> check_spec("ismcts:iteration=100")
+    Traceback (most recent call last):
+    ...
+    solver.bots.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy, exploration=0 to 100, seed=0 to 9007199254740991)
+    """
+    name, params = _split(spec)
+    keys = BOTS[name].KEYS
+    values = {}
+    for key, text in params.items():
+        if key not in keys:
+            accepted = ", ".join(f"{k}={keys[k].describe()}" for k in keys)
+            raise SpecError(f"bad parameter {key[:40]!r} for {name}: not a key it takes ({accepted})")
+        try:
+            values[key] = keys[key].read(key, text)
+        except SpecError as e:
+            raise SpecError(f"bad parameter value in {spec[:80]!r}: {e}") from None
+    return name, values
+
+
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """('name', {param: value}) of a spec such as 'ismcts:iterations=2000,threads=1'.
+    """('name', {key: text as written}) of a spec such as 'ismcts:iterations=2000,threads=1',
+    after the full check of `check_spec` (keys and values): a spec it accepts builds a bot.
 
     >>> parse_spec("pimc:worlds=50")
     ('pimc', {'worlds': '50'})
     """
-    name, _, rest = spec.strip().partition(":")
-    if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r} (one of {', '.join(BOTS)})")
-    params = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"bad bot parameter {item!r} in {spec!r} (use key=value)")
-        params[key.strip()] = value.strip()
-    return name, params
+    check_spec(spec)
+    return _split(spec)
 
 
 def make_bot(spec: str, seed: int = 0) -> Bot:
-    """A bot from its spec; ValueError names what is wrong with a bad one."""
-    name, params = parse_spec(spec)
+    """A bot from its spec; SpecError (a ValueError) names what is wrong with a bad one.
+
+    A `seed` key in the spec replaces the `seed` argument.
+    """
+    name, params = check_spec(spec)
     if "seed" in params:
-        seed = int(params.pop("seed"))
-    try:
-        return BOTS[name](seed=thread_seed(seed, 0), **params)
-    except TypeError as e:
-        raise ValueError(f"bad parameters for {name}: {e}") from None
-    except ValueError as e:
-        raise ValueError(f"bad parameter value in {spec!r}: {e}") from None
+        seed = params.pop("seed")
+    return BOTS[name](seed=thread_seed(seed, 0), **params)

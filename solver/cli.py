@@ -18,7 +18,10 @@ import click
 
 from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .board import render_advice, render_board, render_score, render_solve
-from .bounds import MAX_SECONDS, Real
+from .bounds import (
+    MAX_ITERATIONS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
+    Real, Whole, whole,
+)
 from .endgame import DEFAULT_TT_MB
 from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
 from .position import EXAMPLE_DNP, Position
@@ -123,32 +126,38 @@ def perft(args, divide):
     """Count the move sequences of DEPTH moves from a fully known position.
 
     Usage: dnoir perft DNP DEPTH. The deck must be given when DEPTH reaches the end of
-    the round. The count is the last line of output.
+    the round. DEPTH is 0 up to the moves left in the game (48 from a deal); a larger
+    one is refused, naming the maximum, since no sequence that long exists. The count is
+    the last line of output. Ctrl-C stops a long count (exit 130).
     """
     if len(args) < 2:
         raise click.UsageError("usage: dnoir perft DNP DEPTH [--divide]")
-    try:
-        depth = int(args[-1])
-    except ValueError:
-        raise click.UsageError(f"DEPTH must be a whole number, not {args[-1]!r}") from None
-    if depth < 0:
-        raise click.UsageError(f"DEPTH must be 0 or more, not {depth}")
     pos = _position(args[:-1])
-    if divide and depth >= 1:
-        counts = pos.divide(depth)
-        for move, count in counts.items():
-            click.echo(f"{move}: {count}")
-        click.echo(sum(counts.values()))
-    else:
-        click.echo(pos.perft(depth))
+    most = pos.moves_left
+    try:
+        depth = whole("DEPTH", args[-1], 0, most)
+    except ValueError as e:
+        raise click.UsageError(f"{e}: the game has at most {most} moves left") from None
+    try:
+        if divide and depth >= 1:
+            counts = pos.divide(depth)
+            for move, count in counts.items():
+                click.echo(f"{move}: {count}")
+            click.echo(sum(counts.values()))
+        else:
+            click.echo(pos.perft(depth))
+    except KeyboardInterrupt:
+        # click would print an empty line before its Abort; the Abort alone is one line
+        raise click.Abort() from None
 
 
 @cli.command()
-@click.option("--seed", type=int, default=None, help="Seed of the deal (default: a random one, printed).")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=None,
+              help="Seed of the deal (default: a random one, printed).")
 def deal(seed):
     """A random full deal in DNP, and each player's view of it."""
     if seed is None:
-        seed = random.SystemRandom().randrange(2**63)
+        seed = random.SystemRandom().randrange(MAX_SEED + 1)  # a seed --seed takes back
     pos = Position.random_deal(seed)
     click.echo(f"seed    {seed}")
     click.echo(f"deal    {pos}")
@@ -159,7 +168,7 @@ def deal(seed):
 @cli.command(cls=PositionArgsCommand)
 @click.argument("dnp", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--tt-mb", type=click.FloatRange(0.001, 4096), default=DEFAULT_TT_MB, show_default=True,
+@click.option("--tt-mb", type=Real(MIN_TT_MB, MAX_TT_MB), default=DEFAULT_TT_MB, show_default=True,
               help="Transposition table size in MB (fixed; small tables stay in cache and are fastest "
                    "for round-4 trees).")
 @click.option("--mode", type=click.Choice(["auto", "open", "view", "game"]), default="auto", show_default=True,
@@ -196,16 +205,17 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
 
 @cli.command(cls=PositionArgsCommand)
 @click.argument("dnp", nargs=-1)
-@click.option("--time", "seconds", type=click.FloatRange(0.001), default=None,
+@click.option("--time", "seconds", type=Real(0.001, MAX_SECONDS), default=None,
               help="Seconds to think (default 1 when --iterations is not given).")
-@click.option("--iterations", type=click.IntRange(1), default=None,
+@click.option("--iterations", type=Whole(1, MAX_ITERATIONS), default=None,
               help="Iterations in all (reproducible with --seed).")
-@click.option("--threads", type=click.IntRange(1, 256), default=None,
+@click.option("--threads", type=Whole(1, MAX_THREADS), default=None,
               help="Search threads, one tree each (default: every core).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sampled worlds and playouts.")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
+              help="Seed of the sampled worlds and playouts.")
 @click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
               help="Playout policy.")
-@click.option("--max-nodes", type=click.IntRange(1000), default=DEFAULT_MAX_NODES, show_default=True,
+@click.option("--max-nodes", type=Whole(MIN_NODES, MAX_NODES), default=DEFAULT_MAX_NODES, show_default=True,
               help=f"Tree nodes in all threads together; memory is bounded by "
                    f"{NODE_BYTES} bytes a node ({memory_bound_mb():.0f} MB at the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -226,7 +236,7 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 
 
 @cli.command()
-@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True,
+@click.option("--threads", type=Whole(1, MAX_THREADS), default=1, show_default=True,
               help="Search threads.")
 @click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
               help="Playout policy.")

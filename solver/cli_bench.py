@@ -6,6 +6,10 @@ import json
 
 import click
 
+from .bounds import (
+    MAX_GAMES, MAX_MOVETIME_MS, MAX_PAIRS, MAX_POSITIONS, MAX_SECONDS, MAX_SEED, MAX_TT_MB, MAX_WORKERS,
+    MIN_TT_MB, Real, Whole,
+)
 from .cli import cli
 from .endgame import DEFAULT_TT_MB
 
@@ -50,11 +54,11 @@ def bench(ctx, as_json):
 
 
 @bench.command("speed")
-@click.option("--games", type=click.IntRange(1), default=1_000_000, show_default=True,
+@click.option("--games", type=Whole(1, MAX_GAMES), default=1_000_000, show_default=True,
               help="Random games for the C core.")
-@click.option("--reference-games", type=click.IntRange(0), default=2_000, show_default=True,
+@click.option("--reference-games", type=Whole(0, MAX_GAMES), default=2_000, show_default=True,
               help="Random games for the pure-Python reference model (0: skip it).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and moves.")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals and moves.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_speed(games, reference_games, seed, as_json):
     """Random games per second on one core: the Cython core against the pure-Python model."""
@@ -65,10 +69,10 @@ def bench_speed(games, reference_games, seed, as_json):
 
 
 @bench.command("solve")
-@click.option("--positions", type=click.IntRange(1), default=300, show_default=True,
+@click.option("--positions", type=Whole(1, MAX_POSITIONS), default=300, show_default=True,
               help="Round-4 start positions to solve.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
-@click.option("--tt-mb", type=click.FloatRange(0.001, 4096), default=DEFAULT_TT_MB, show_default=True,
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the games that reach them.")
+@click.option("--tt-mb", type=Real(MIN_TT_MB, MAX_TT_MB), default=DEFAULT_TT_MB, show_default=True,
               help="Transposition table size in MB.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_solve(positions, seed, tt_mb, as_json):
@@ -80,19 +84,19 @@ def bench_solve(positions, seed, tt_mb, as_json):
 
 
 @bench.command("search")
-@click.option("--seconds", type=click.FloatRange(0.01), default=2.0, show_default=True,
+@click.option("--seconds", type=Real(0.01, MAX_SECONDS), default=2.0, show_default=True,
               help="Search time per deal for the speed figures.")
-@click.option("--deals", type=click.IntRange(1), default=3, show_default=True, help="Deals for the speed figures.")
+@click.option("--deals", type=Whole(1, MAX_POSITIONS), default=3, show_default=True, help="Deals for the speed figures.")
 @click.option("--strength/--no-strength", default=False, show_default=True,
               help="Also play the strength matches (long: minutes to an hour).")
-@click.option("--games", type=click.IntRange(2), default=200, show_default=True,
+@click.option("--games", type=Whole(2, MAX_GAMES), default=200, show_default=True,
               help="Games against each baseline (duplicate pairs).")
-@click.option("--movetime", type=click.IntRange(1), default=100, show_default=True,
+@click.option("--movetime", type=Whole(1, MAX_MOVETIME_MS), default=100, show_default=True,
               help="ISMCTS milliseconds a move against the baselines.")
-@click.option("--scaling-pairs", type=click.IntRange(1), default=100, show_default=True,
+@click.option("--scaling-pairs", type=Whole(1, MAX_PAIRS), default=100, show_default=True,
               help="Duplicate pairs at each budget of the 4x scaling curve.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
-@click.option("--workers", type=click.IntRange(1), default=None, help="Game processes (default: every core).")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals.")
+@click.option("--workers", type=Whole(1, MAX_WORKERS), default=None, help="Game processes (default: every core).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed, workers, as_json):
     """ISMCTS iterations per second (1 thread, all threads) and, with --strength, match scores."""
@@ -111,10 +115,10 @@ def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed,
 
 
 @bench.command("analyse")
-@click.option("--positions", type=click.IntRange(1), default=400, show_default=True,
+@click.option("--positions", type=Whole(1, MAX_POSITIONS), default=400, show_default=True,
               help="Round-4 start positions to analyse.")
-@click.option("--workers", type=click.IntRange(1), default=None, help="Processes for the parallel run (default: every core).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the games that reach them.")
+@click.option("--workers", type=Whole(1, MAX_WORKERS), default=None, help="Processes for the parallel run (default: every core).")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the games that reach them.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_analyse(positions, workers, seed, as_json):
     """Batch analysis rate with one worker and with every core, and the speed-up."""
@@ -122,9 +126,6 @@ def bench_analyse(positions, workers, seed, as_json):
 
     report = run_analyse(positions=positions, workers=workers, seed=seed)
     click.echo(json.dumps(report) if as_json else format_analyse(report))
-
-
-from .bounds import MAX_PAIRS, MAX_SEED, Whole  # noqa: E402 - for `bench adapters` below
 
 
 @bench.command("adapters")

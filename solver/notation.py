@@ -9,6 +9,8 @@ case NOTATION.md lists. `format_fields` prints the canonical form.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from .cards import (
     CITY, COMPOSITION, EMPTY, KINDS, NCARDS, NKINDS, UNKNOWN, CardError,
     counts_of, format_cards, format_counts, parse_cards, tokenize,
@@ -142,8 +144,98 @@ def parse_fields(text: str) -> dict:
     return fields
 
 
+def _whole(field: str, value, low: int, high: int, what: str) -> int:
+    """`value` as an int in [low, high]; bools, floats and other types are refused."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise PositionError(field, f"{_short(value)} is not {what} (a whole number {low} to {high})")
+    if not low <= value <= high:
+        raise PositionError(field, f"{_short(value)} is out of range for {what} ({low} to {high})")
+    return int(value)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _sequence(field: str, value, length: int | None = None, most: int | None = None) -> tuple:
+    """`value` (a tuple or list) as a tuple, of exactly `length` or at most `most` items."""
+    if not isinstance(value, (tuple, list)):
+        raise PositionError(field, f"{_short(value)} is not a tuple")
+    if length is not None and len(value) != length:
+        raise PositionError(field, f"{len(value)} items, expected {length}")
+    if most is not None and len(value) > most:
+        raise PositionError(field, f"{len(value)} cards, at most {most}")
+    return tuple(value)
+
+
+def _kinds(field: str, value, most: int) -> tuple[int, ...]:
+    return tuple(_whole(field, k, 0, NKINDS - 1, "a card kind") for k in _sequence(field, value, most=most))
+
+
+def _counts(field: str, value, high: int) -> tuple[int, ...]:
+    # at most `high` of a kind here; more than the game has of a kind is the rules' check ("cards")
+    return tuple(_whole(field, n, 0, high, f"a count of {KINDS[k]}")
+                 for k, n in enumerate(_sequence(field, value, length=NKINDS)))
+
+
+def normalize(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> dict:
+    """The fields with every type, length and range checked, sequences as tuples and
+    `removed` sorted; PositionError names the first field that is not well formed.
+
+    This is what a Position built through the API (not parsed) is checked with first,
+    so that no value can reach the C core that the DNP parser would not produce.
+
+    >>> normalize(line=[0, 4], hands=(None, None), hand_sizes=(5, 5), colls=((0,) * 11, (0,) * 11),
+    ...           round=1, to_move=0, taken=0, deck=None, removed=None)["line"]
+    (0, 4)
+    >>> normalize(line=(0, 11), hands=(None, None), hand_sizes=(5, 5), colls=((0,) * 11, (0,) * 11),
+    ...           round=1, to_move=0, taken=0, deck=None, removed=None)
+    Traceback (most recent call last):
+    ...
+    solver.notation.PositionError: line: 11 is out of range for a card kind (0 to 10)
+    """
+    line = _kinds("line", line, NCARDS)
+    hands = _sequence("hands", hands, length=2)
+    hand_sizes = tuple(_whole("hand sizes", n, 0, HAND_SIZE, "a hand size")
+                       for n in _sequence("hand sizes", hand_sizes, length=2))
+    known = []
+    for p in range(2):
+        name = f"hand {PLAYERS[p]}"
+        if hands[p] is None:
+            if hand_sizes[p] == 0:
+                raise PositionError(name, "hidden (None) with 0 cards: an empty hand is known, give 11 zero counts")
+            known.append(None)
+            continue
+        counts = _counts(name, hands[p], HAND_SIZE)
+        if sum(counts) != hand_sizes[p]:
+            raise PositionError(name, f"{sum(counts)} cards, but its hand size is {hand_sizes[p]}")
+        known.append(counts)
+    colls = tuple(_counts(f"collection {PLAYERS[p]}", c, NCARDS)
+                  for p, c in enumerate(_sequence("collections", colls, length=2)))
+    round = _whole("round", round, 1, ROUNDS, "a round")
+    if to_move is not None:
+        to_move = _whole("to-move", to_move, 0, 1, "a player (0 for a, 1 for b, None once over)")
+    taken = _whole("taken", taken, 0, 3, "a set of taken flags (bit 0 a, bit 1 b)")
+    if deck is not None:
+        deck = _kinds("deck", deck, deck_size(1))
+    if removed is not None:
+        removed = tuple(sorted(_kinds("removed", removed, NCARDS)))
+    return dict(line=line, hands=tuple(known), hand_sizes=hand_sizes, colls=colls, round=round,
+                to_move=to_move, taken=taken, deck=deck, removed=removed)
+
+
 def validate(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> None:
-    """Raise PositionError if no legal game reaches these fields (NOTATION.md's list)."""
+    """Raise PositionError if no legal game reaches these fields (NOTATION.md's list).
+
+    The fields are first checked to be well formed (see `normalize`), so a value of the
+    wrong type or out of range is a PositionError naming its field, never another error.
+    """
+    check_rules(**normalize(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed))
+
+
+def check_rules(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> None:
+    """`validate` for fields already well formed (the output of `normalize`)."""
     if removed is not None and len(removed) != REMOVED:
         raise PositionError("removed", f"{len(removed)} cards, the game removes {REMOVED}")
     if deck is not None and len(deck) != deck_size(round):

@@ -12,8 +12,8 @@ from dataclasses import dataclass, fields, replace
 from ._core import CoreState
 from .cards import NKINDS, TAKE, Move, counts_of
 from .notation import (
-    PLAYERS, PositionError, actions_made, first_player, format_fields,
-    parse_fields, validate,
+    ACTIONS_PER_ROUND, PLAYERS, ROUNDS, PositionError, actions_made, first_player, format_fields,
+    check_rules, normalize, parse_fields,
 )
 
 
@@ -84,7 +84,12 @@ class Position:
     removed: tuple[int, ...] | None = None
 
     def __post_init__(self):
-        validate(**self._fields())
+        # Built through the API (or by dataclasses.replace) a field may be of any type:
+        # check it as the parser would, store sequences as tuples, then check the rules.
+        for name, value in normalize(**self._fields()).items():
+            if value is not getattr(self, name):
+                object.__setattr__(self, name, value)
+        check_rules(**self._fields())
 
     def _fields(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -133,6 +138,19 @@ class Position:
     def first(self) -> int:
         """The first player of the current round (0 = a, 1 = b)."""
         return first_player(self.actions, self.to_move)
+
+    @property
+    def moves_left(self) -> int:
+        """The most moves the game can still last (fewer if a city win ends it): the actions
+        left in this round and in the rounds still to deal. Perft beyond it counts 0.
+
+        >>> Position.random_deal(1).moves_left
+        48
+        """
+        if self.is_over:
+            return 0
+        this_round = 2 * ACTIONS_PER_ROUND - sum(self.actions)
+        return this_round + 2 * ACTIONS_PER_ROUND * (ROUNDS - self.round)
 
     @property
     def is_full(self) -> bool:
@@ -194,23 +212,41 @@ class Position:
     def perft(self, depth: int) -> int:
         """Number of move sequences of exactly `depth` moves (chess-style perft).
 
-        Needs both hands known, and the deck too when the depth reaches a deal.
+        Needs both hands known, and the deck too when the depth reaches a deal. A depth
+        beyond `moves_left` counts 0 (no game lasts that long). Ctrl-C (any signal whose
+        handler raises) interrupts the count in C within milliseconds.
         """
-        core = self._perft_core(depth)
-        return core.perft(depth)
+        depth = self._perft_depth(depth)
+        if depth > self.moves_left:
+            self._require_hands()
+            return 0
+        return self._perft_core(depth).perft(depth)
 
     def divide(self, depth: int) -> dict[str, int]:
         """perft(depth - 1) of the position after each legal move, keyed by move token."""
-        core = self._perft_core(depth)
+        depth = self._perft_depth(depth)
         if depth < 1:
             raise ValueError("divide needs a depth of at least 1")
+        if depth > self.moves_left:
+            self._require_hands()
+            return {str(m): 0 for m in self.legal_moves()}
+        core = self._perft_core(depth)
         return {str(Move(m)): core.play(m).perft(depth - 1) for m in core.legal_moves()}
 
-    def _perft_core(self, depth: int) -> CoreState:
+    @staticmethod
+    def _perft_depth(depth) -> int:
+        if isinstance(depth, bool) or not isinstance(depth, int):
+            raise ValueError(f"depth {depth!r} is not a whole number")
         if depth < 0:
             raise ValueError(f"depth {depth} is negative")
+        return depth
+
+    def _require_hands(self) -> None:
         if None in self.hands:
             raise PositionError("hands", "perft needs both hands known")
+
+    def _perft_core(self, depth: int) -> CoreState:
+        self._require_hands()
         core = self._core()
         if self.deck is None and core.needs_deck(depth):
             raise PositionError("deck", f"depth {depth} reaches the end of round {self.round}: "

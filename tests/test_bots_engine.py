@@ -5,7 +5,7 @@ import pytest
 from solver import Position
 from solver.arena import play_game
 from solver.match import make_jobs, play_job
-from solver.bots import make_bot, parse_spec
+from solver.bots import SpecError, make_bot, parse_spec
 from solver.cards import Move
 
 SPECS = ["random", "greedy", "pimc:worlds=20", "ismcts:iterations=300", "ismcts:time=0.01,threads=1",
@@ -32,15 +32,19 @@ def test_bots_are_reproducible():
 @pytest.mark.parametrize("spec, message", [
     ("alphazero", "unknown bot"),
     ("pimc:worlds", "key=value"),
-    ("pimc:flavour=3", "bad parameters"),
+    ("pimc:flavour=3", "'flavour' for pimc: not a key it takes"),
+    ("ismcts:iteration=100", "'iteration' for ismcts: not a key it takes"),
+    ("ismcts:iterations=1e20", "iterations: '1e20' is not a whole number"),
+    ("ismcts:time=nan", "time: nan is not a finite number"),
     ("pimc:worlds=many", "bad parameter value"),
     ("ismcts:policy=clever", "policy"),
 ])
 def test_bad_specs(spec, message):
-    with pytest.raises(ValueError, match=message):
-        bot = make_bot(spec)
-        pos = Position.random_deal(1)
-        bot.choose(pos.view("ab"[pos.to_move]))
+    """A bad spec is refused by parse_spec itself, before any bot is built or game played."""
+    with pytest.raises(SpecError, match=message):
+        parse_spec(spec)
+    with pytest.raises(SpecError, match=message):
+        make_bot(spec)
 
 
 def test_parse_spec():
