@@ -226,13 +226,26 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 
     Without DNP, the built-in example position. The analysis uses only what the side to
     move can see. Before round 4 it is information-set MCTS; in round 4 it is exact.
+    Ctrl-C ends the search early: the best move found so far is printed with its figures
+    (exit code 130).
     """
+    import signal
+    import threading
+
     from .search import advise as advise_position
 
     pos = _position(dnp, default=EXAMPLE_DNP)
-    result = advise_position(pos, seconds=seconds, iterations=iterations, threads=threads, seed=seed,
-                             policy=policy, max_nodes=max_nodes)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    try:
+        result = advise_position(pos, seconds=seconds, iterations=iterations, threads=threads, seed=seed,
+                                 policy=policy, max_nodes=max_nodes, stop=stop)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if stop.is_set():
+        click.echo(f"interrupted after {result.iterations:,} iterations: the best move found so far", err=True)
     click.echo(json.dumps(result.to_dict()) if as_json else render_advice(pos, result))
+    return 130 if stop.is_set() else 0
 
 
 @cli.command()
