@@ -177,7 +177,13 @@ def test_thread_count_does_not_flip_a_clear_recommendation():
 
 
 def test_advise_interrupted_prints_the_best_move_so_far(tmp_path):
-XX, "--threads", "1"],
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "advise", "--time", "600", "--threads", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     # interrupt once it is searching: start-up takes well under a second of CPU time, so
     # two seconds of it mean the search is running, however loaded the machine is
