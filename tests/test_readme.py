@@ -57,7 +57,7 @@ def test_each_readme_example_prints_what_the_readme_shows(command, shown, tmp_pa
     else:
         args = shlex.split(command)[1:]
         run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", *args], capture_output=True, text=True,
-                             cwd=tmp_path, timeout=300)
+                             cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL)
     assert run.returncode == 0, run.stderr
     if not shown:
         return
