@@ -294,9 +294,10 @@ cdef void build_walk(Game *g, int d, uint32_t index, uint64_t *next_node, uint64
 # ---------------------------------------------------------------------------------
 # The walks: CFR+ iteration, best response, profile evaluation
 
-cdef inline void fixed_strategy(Game *g, const Node *node, const Ctx *c, double *out) noexcept nogil:
-    """The average (or policy) strategy at node for each of the mover's hands, normalized."""
-    cdef const double *src = g.average if g.policy == NULL else g.policy
+cdef inline void normalized_rows(Game *g, const Node *node, const Ctx *c, const double *src,
+                                 double *out) noexcept nogil:
+    """Each of the mover's hands plays its legal actions in proportion to its row of `src`
+    (uniformly when the row has no positive weight); actions its hand cannot make get 0."""
     cdef int nact = node.nact, p = node.player
     cdef int h, a
     cdef double total
@@ -320,28 +321,15 @@ cdef inline void fixed_strategy(Game *g, const Node *node, const Ctx *c, double 
                 out[h * nact + a] = 1.0 / nlegal
 
 
+cdef inline void fixed_strategy(Game *g, const Node *node, const Ctx *c, double *out) noexcept nogil:
+    """The average (or policy) strategy at node for each of the mover's hands, normalized."""
+    normalized_rows(g, node, c, g.average if g.policy == NULL else g.policy, out)
+
+
 cdef inline void current_strategy(Game *g, const Node *node, const Ctx *c, double *out) noexcept nogil:
-    """Regret matching+: each hand plays its legal actions in proportion to positive regret."""
-    cdef int nact = node.nact, p = node.player
-    cdef int h, a, nlegal
-    cdef double total
-    cdef const double *row
-    cdef Node *children = &g.nodes[node.first_child]
-    for h in range(c.n[p]):
-        row = &g.regret[node.slot + <uint64_t>h * nact]
-        total = 0.0
-        nlegal = 0
-        for a in range(nact):
-            if hand_can(g, c, p, c.list[p][h], children[a].move):
-                total += row[a]
-                nlegal += 1
-        for a in range(nact):
-            if not hand_can(g, c, p, c.list[p][h], children[a].move):
-                out[h * nact + a] = 0.0
-            elif total > 0.0:
-                out[h * nact + a] = row[a] / total
-            else:
-                out[h * nact + a] = 1.0 / nlegal
+    """Regret matching+: each hand plays its legal actions in proportion to positive regret
+    (regrets are kept non-negative by CFR+, so the row is the weights)."""
+    normalized_rows(g, node, c, g.regret, out)
 
 
 cdef void terminal_values(Game *g, int d, int upd, double utility_a) noexcept nogil:

@@ -184,9 +184,14 @@ def _on_cluster(fn, tasks, scheduler, at_exit, client, workers, quiet):
                     future.result()  # the task's own exception: a bug, raised as it is
                 raise RuntimeError(f"lost the Dask scheduler at {scheduler} (the run's tasks were "
                                    f"{future.status}); every game finished before is kept")
-            for task in islice(tasks, 1):
-                ahead.add(client.submit(fn, task, pure=False))
-            yield future.result()
+            try:
+                for task in islice(tasks, 1):
+                    ahead.add(client.submit(fn, task, pure=False))
+                result = future.result()
+            except OSError as e:  # distributed's CommClosedError is one: the scheduler went away
+                raise RuntimeError(f"lost the Dask scheduler at {scheduler} ({_reason(e)}); "
+                                   "every game finished before is kept") from None
+            yield result
     finally:
         _leave_cluster(client, ahead, at_exit)
         quiet.restore()

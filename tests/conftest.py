@@ -30,3 +30,15 @@ def random_position(seed: int, moves: int):
             break
         pos = pos.play(rng.choice(pos.legal_moves()))
     return pos
+
+
+def run_cli(capsys, *args):
+    """(exit code, stdout, stderr) of `dnoir args`, run in this process."""
+    from solver.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err

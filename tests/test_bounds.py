@@ -24,22 +24,13 @@ from solver._ismcts import VISITS_LIMIT, Searcher, sample_counts
 from solver._pimc import flat_values
 from solver.bots import SpecError, check_spec, make_bot, parse_spec
 from solver.bounds import MAX_SEED
-from solver.cli import main
+from conftest import run_cli as run
 
 DEAL = Position.random_deal(1)
 SEEDS = f"0 to {MAX_SEED}"
 # Round 2, b to move, a city in the line; b holds 5 6 7 8 +2.
 GREEDY_DNP = "5C678 5678+2/5678+2 -1-1-1-2-2/CC 2 b -"
 
-
-def run(capsys, *args):
-    """(exit code, stdout, stderr) of `dnoir args`, run in this process."""
-    try:
-        code = main(list(args))
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def dnoir(*args, **kwargs):

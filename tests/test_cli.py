@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from solver import Position
-from solver.cli import main
+from conftest import run_cli as run
 
 EXAMPLES = [
     "5+2 678+3C/????? ./. 1 a -",
@@ -15,15 +15,6 @@ EXAMPLES = [
     "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C",
 ]
 
-
-def run(capsys, *args):
-    """(exit code, stdout, stderr) of `dnoir args`."""
-    try:
-        code = main(list(args))
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_show_notation_examples(capsys):

@@ -58,7 +58,9 @@ def wait_until(condition, seconds: float = 60.0) -> bool:
     return condition()
 
 
-def play(spec: str, pairs: int = 2, movetime_ms: int = 20) -> list[dict]:
+def play(spec: str, pairs: int = 2, movetime_ms: int = 60_000) -> list[dict]:
+    # the scripted engine answers at once: a long budget only keeps a loaded machine from
+    # turning a slow answer into a timeout
     records = list(run_jobs(make_jobs([(spec, "random")], pairs=pairs, seed=4, movetime_ms=movetime_ms)))
     return sorted(records, key=lambda r: (r["pair"], r["game"]))
 
@@ -168,7 +170,7 @@ def test_a_finished_match_leaves_no_engine_even_one_that_ignores_quit(tmp_path):
     state = tmp_path / "state"
     result = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match",
                              f"cmd:{engine_command(state, '--busy')}", "random", "--pairs", "2",
-                             "--movetime", "20", "--workers", "2", "--json"],
+                             "--movetime", "60000", "--workers", "2", "--json"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["games"] == 4
@@ -263,7 +265,7 @@ def test_match_prints_json_after_a_crashing_engine(tmp_path):
     state = tmp_path / "state"
     result = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match",
                              f"cmd:{engine_command(state, '--crash-on-go 2')}", "random", "--pairs", "2",
-                             "--movetime", "20", "--workers", "1", "--json"],
+                             "--movetime", "60000", "--workers", "1", "--json"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)

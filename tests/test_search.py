@@ -187,14 +187,18 @@ def test_advise_interrupted_prints_the_best_move_so_far(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     # interrupt once it is searching: start-up takes well under a second of CPU time, so
     # two seconds of it mean the search is running, however loaded the machine is
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        fields = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
-        if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= 2.0:
-            break
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)  # a deadline for a hang, not a timing check
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            fields = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
+            if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= 2.0:
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)  # a deadline for a hang, not a timing check
+    finally:
+        proc.kill()  # never left running, whatever failed above
+        proc.wait()
     assert proc.returncode == 130, stderr
     assert "best move found so far" in stderr and "Traceback" not in stderr
     assert stdout.startswith("round 2, b to move: recommended ") and "iterations" in stdout
