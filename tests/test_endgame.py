@@ -72,6 +72,7 @@ def test_infoset_vectors(vector):
 
 # -- brute force -------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_open_hands_against_brute_force():
     """At least 500 random round-4 positions, every hand size: identical outcome and margin."""
     positions = sample_positions(520, min_actions=3)
@@ -82,6 +83,7 @@ def test_open_hands_against_brute_force():
         assert open_values(pos) == expected, str(pos)
 
 
+@pytest.mark.slow
 def test_open_hands_from_the_start_of_round_4_against_brute_force():
     """A few full round-4 trees (5 + 5 cards, nobody has taken): the hardest case."""
     for seed in (1, 2):
@@ -90,6 +92,7 @@ def test_open_hands_from_the_start_of_round_4_against_brute_force():
         assert open_values(pos) == expected, str(pos)
 
 
+@pytest.mark.slow
 def test_view_against_brute_force():
     """At least 500 views against a direct count over every set of cards the opponent may hold."""
     positions = sample_positions(500, min_actions=5, seed0=10_000)

@@ -501,6 +501,7 @@ def minimax(state, player):
     return max(values) if state.current_player() == player else min(values)
 
 
+@pytest.mark.slow
 def test_the_game_tree_agrees_with_the_exact_endgame_solver():
     """From full round-4 DNPs late in the round (no chance node), the minimax value of every
     move in OpenSpiel's tree is the outcome the exact solver (solver.endgame) gives it."""

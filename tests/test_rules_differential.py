@@ -6,6 +6,7 @@ DNP) and the score at every step, and the result at the end.
 
 import random
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import refmodel
@@ -57,6 +58,7 @@ def test_random_games_from_core_deals(deal_seed, move_seed):
     play_both(pos, ref, random.Random(move_seed))
 
 
+@pytest.mark.slow
 def test_thousands_of_seeded_games():
     """A fixed batch, so every run covers the same 1,500 games whatever hypothesis draws."""
     outcomes = set()
