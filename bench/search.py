@@ -26,6 +26,7 @@ import time
 from solver._core import random_games
 from solver.match import make_jobs, run_jobs, summarise
 from solver.position import Position
+from solver.progress import Progress
 from solver.search import IsmctsSearch
 
 
@@ -114,7 +115,12 @@ def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
 
 
 def _match(x: str, y: str, pairs: int, seed: int, workers: int) -> dict:
-    records = list(run_jobs(make_jobs([(x, y)], pairs, seed), workers=workers))
+    jobs = make_jobs([(x, y)], pairs, seed)
+    records = []
+    with Progress(total=len(jobs), label=f"{x} vs {y}: games") as progress:  # on stderr
+        for record in run_jobs(jobs, workers=workers):
+            records.append(record)
+            progress.advance()
     return summarise(records, x, y).to_dict()
 
 
