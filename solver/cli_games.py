@@ -15,6 +15,7 @@ import click
 
 from .board import render_board, render_move_line, render_pairing, render_ratings
 from .cli import cli
+from .bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
 from .jsonl import open_append
 from .progress import Progress
 from .position import Position
@@ -145,7 +146,6 @@ def _budgets_text(movetime, iterations) -> str:
 
 
 def _budget_options(f):
-    from .bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, Whole
 
     f = click.option("--iterations", type=Whole(1, MAX_ITERATIONS), default=None,
                      help="Iterations a move for ISMCTS bots and engines that do not set their own.")(f)
@@ -156,7 +156,6 @@ def _budget_options(f):
 
 
 def _run_options(f):
-    from .bounds import MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
 
     f = click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
                      help="Run the games on this Dask scheduler (extra [cluster]); it must answer within "
@@ -303,9 +302,9 @@ def _budgets(specs) -> dict:
 
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--game", "index", type=click.IntRange(0), default=0, show_default=True,
+@click.option("--game", "index", type=Whole(0, MAX_PAIRS), default=0, show_default=True,
               help="Which game of the file (0 = the first record; every non-blank line is one).")
-@click.option("--move", "at_move", type=click.IntRange(0), default=None,
+@click.option("--move", "at_move", type=Whole(0, 1000), default=None,
               help="Show the full board after this move (0: the deal) instead of the whole game.")
 @click.option("--compact/--full", default=True, show_default=True,
               help="One line a move, or the full board after every move.")
@@ -386,7 +385,7 @@ def _writable_out(ctx, param, value):
               help="Write results here as they finish (default: standard output); ids already in it are "
                    "skipped, so an interrupted run resumes (only output written with the same settings).")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV rather than JSONL.")
-@click.option("--workers", type=click.IntRange(1), default=None, help="Worker processes (default: every core).")
+@click.option("--workers", type=Whole(1, MAX_WORKERS), default=None, help="Worker processes (default: every core).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="Solve on this Dask scheduler (extra [cluster]).")
 def analyse(input_file, out, as_csv, workers, scheduler):

@@ -41,6 +41,10 @@ def dnoir(*args, **kwargs):
 # -- command-line options ----------------------------------------------------------------
 
 BAD_OPTIONS = [
+    (("analyse", "/dev/null", "--workers", "1e20"), "--workers", "1 to 1024"),
+    (("analyse", "/dev/null", "--workers", "100000"), "--workers", "1 to 1024"),
+    (("replay", "/dev/null", "--game", "99999999999999999"), "--game", "0 to 1000000000"),
+    (("replay", "/dev/null", "--move", "-1"), "--move", "0 to 1000"),
     (("advise", "--iterations", "99999999999999999999"), "--iterations", "1 to 1000000000"),
     (("advise", "--max-nodes", "1e20"), "--max-nodes", "1000 to 100000000"),
     (("advise", "--max-nodes", "100000001"), "--max-nodes", "1000 to 100000000"),
