@@ -127,8 +127,18 @@ def render_advice(pos, advice) -> str:
     and the search figures."""
     mover = PLAYERS[pos.to_move]
     out = [f"round {pos.round}, {mover} to move: recommended {advice.best}"]
+    if advice.method == "equilibrium":
+        out.append(f"equilibrium: round 4, the hidden-information game solved to exploitability "
+                   f"{advice.exploitability:.1e} (both hands dealt from the cards not public)")
+        out.append("move  frequency  expected")
+        for m in advice.moves:
+            out.append(f"{m.move:<4}  {m.share:>9.4f}  {m.expected:>8.4f}")
+        out.append(f"recommended: {advice.rule}")
+        out.append(f"iterations {advice.iterations:,}  time {advice.seconds * 1000:.1f} ms")
+        return "\n".join(out)
     if advice.exact:
-        out.append(f"exact: round 4, solved over all {advice.worlds} hands the opponent may hold")
+        out.append(f"exact: round 4, solved over all {advice.worlds} hands the opponent may hold "
+                   "(optimistic: both sides then play as if they saw every card)")
         out.append("move  expected     win    draw    loss   margin")
         for m in advice.moves:
             out.append(f"{m.move:<4}  {m.expected:>8.4f}  {m.win:>6.1%}  {m.draw:>6.1%}  {m.loss:>6.1%}  "

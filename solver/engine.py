@@ -341,7 +341,11 @@ class Engine:
                             max_nodes=max_nodes, exact=exact, on_progress=progress, stop=stop,
                             slice_seconds=SLICE_SECONDS)
             top = advice.moves[0]
-            figures = f"best {top.move} expected {top.expected:.4f} margin {top.margin:+.2f}"
+            figures = f"best {top.move} expected {top.expected:.4f}"
+            if top.margin is not None:
+                figures += f" margin {top.margin:+.2f}"
+            if advice.method == "equilibrium":
+                figures += f" equilibrium exploitability {advice.exploitability:.1e}"
             if advice.exact:
                 final = f"info {_timing(start, None)} exact {figures}"
             else:

@@ -44,7 +44,7 @@ class MoveStats:
     visits: int | None
     share: float | None
     expected: float
-    margin: float
+    margin: float | None  # None from the equilibrium solver, which works on the score scale only
     se: float = 0.0
     win: float = 0.0
     draw: float = 0.0
@@ -54,7 +54,8 @@ class MoveStats:
         """The JSON form, as `dnoir advise --json` prints each move."""
         return dict(move=self.move, visits=self.visits, share=self.share,
                     expected=round(self.expected, 6), se=round(self.se, 6), win=round(self.win, 6),
-                    draw=round(self.draw, 6), loss=round(self.loss, 6), margin=round(self.margin, 4))
+                    draw=round(self.draw, 6), loss=round(self.loss, 6),
+                    margin=None if self.margin is None else round(self.margin, 4))
 
 
 # The rule that picks the recommended move, as the output states it.
@@ -123,12 +124,18 @@ class Advice:
     threads: int
     worlds: int | None = None
     close_call: list[str] = field(default_factory=list)
+    method: str = "ismcts"  # 'ismcts', or in round 4 'equilibrium' or 'view'
+    exploitability: float | None = None  # of the equilibrium answer
 
     @property
     def rule(self) -> str:
         """How the recommended move was chosen, in words."""
+        if self.method == "equilibrium":
+            return ("the most frequent move of an equilibrium strategy for the mover's hand in the "
+                    "hidden-information game (the frequency column)")
         if self.exact:
-            return "the highest exact expected score over every hand the opponent may hold"
+            return ("the highest exact expected score over every hand the opponent may hold, both sides "
+                    "then playing as if they saw every card (optimistic)")
         return RULE.format(min_visits=MIN_VISITS_TO_OVERRULE)
 
     @property
@@ -138,7 +145,8 @@ class Advice:
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints it."""
-        return dict(best=self.best, exact=self.exact, rule=self.rule, close_call=self.close_call,
+        return dict(best=self.best, exact=self.exact, method=self.method, rule=self.rule,
+                    close_call=self.close_call, exploitability=self.exploitability,
                     moves=[m.to_dict() for m in self.moves],
                     iterations=self.iterations, seconds=round(self.seconds, 6),
                     iterations_per_second=round(self.iterations_per_second, 1),
@@ -274,7 +282,7 @@ def _move_stats(move: str, visits: int, reward: float, margin: float, draws: int
 def advise(pos: Position, seconds: float | None = None, iterations: int | None = None,
            threads: int | None = None, seed: int = 0, policy: str = DEFAULT_POLICY,
            exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
-           exact: bool = True, on_progress=None, stop=None,
+           exact: bool = True, on_progress=None, stop=None, endgame: str = "auto",
            slice_seconds: float = SLICE_SECONDS) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
@@ -283,8 +291,11 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
     slices of `slice_seconds`; after each one `on_progress(search)` is called and `stop`
     (a `threading.Event` or a callable returning True to stop) is checked, so another
     thread can end the search early with the best move so far. At least one slice runs.
-    In round 4 the answer is exact and the budget is not used, unless `exact` is False
-    (the exact solve takes at most a few tens of milliseconds and is not interrupted).
+    In round 4 the answer is exact, unless `exact` is False. With `endgame` 'auto' it is the
+    equilibrium of the hidden-information game (solver.game) when its tree can be solved
+    within the budget (`seconds`, default 1 s), and otherwise, or with `endgame` 'view', the
+    one-player view (optimistic: both sides then play as if they saw every card); the
+    answer's `method` says which.
 
     >>> import threading
     >>> halt = threading.Event()
@@ -297,13 +308,25 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
     threads = threads or os.cpu_count() or 1
     stopped = _stop_test(stop)
     start = time.perf_counter()
+    if endgame not in ("auto", "view"):
+        raise ValueError(f"endgame must be 'auto' or 'view', not {endgame!r}")
+    if view.round == ROUNDS and exact and endgame == "auto":
+        from .game import equilibrium_advice
+
+        eq = equilibrium_advice(view, budget=seconds if seconds is not None else 1.0)
+        if eq is not None:
+            moves = [MoveStats(move=m["move"], visits=None, share=m["frequency"], expected=m["expected"],
+                               margin=None) for m in eq["moves"]]
+            return Advice(best=eq["best"], moves=moves, iterations=eq["iterations"],
+                          seconds=time.perf_counter() - start, exact=True, threads=1, method="equilibrium",
+                          exploitability=eq["exploitability"])
     if view.round == ROUNDS and exact:
         result = solve(view, mode="view")
         moves = [MoveStats(move=m.move, visits=None, share=None, expected=float(m.expected),
                            margin=float(m.margin), win=float(m.win), draw=float(m.draw), loss=float(m.loss))
                  for m in result.moves]
         return Advice(best=result.best, moves=moves, iterations=0, seconds=time.perf_counter() - start,
-                      exact=True, threads=1, worlds=result.worlds)
+                      exact=True, threads=1, worlds=result.worlds, method="view")
     if iterations is None and seconds is None:
         seconds = 1.0
     search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,

@@ -202,3 +202,23 @@ def test_advise_interrupted_prints_the_best_move_so_far(tmp_path):
     assert proc.returncode == 130, stderr
     assert "best move found so far" in stderr and "Traceback" not in stderr
     assert stdout.startswith("round 2, b to move: recommended ") and "iterations" in stdout
+
+
+def test_round_4_advice_uses_the_equilibrium_when_it_fits_and_says_so():
+    small = Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a")
+    advice = advise(small, seconds=5)
+    assert advice.method == "equilibrium" and advice.exact and advice.exploitability <= 1e-3
+    assert sum(m.share for m in advice.moves) == pytest.approx(1.0, abs=1e-5)  # frequencies to 6 places
+    assert {m.move for m in advice.moves} == {str(m) for m in small.legal_moves()}
+    assert advice.best == max(advice.moves, key=lambda m: m.share).move
+    assert advice.to_dict()["moves"][0]["margin"] is None  # the game is solved on the score scale
+    view = advise(small, endgame="view")
+    assert view.method == "view" and "optimistic" in view.rule
+
+
+def test_round_4_advice_falls_back_to_the_view_when_the_game_is_too_big():
+    full = random_position(11, 0)
+    while full.round < 4:
+        full = full.play(full.legal_moves()[0])
+    advice = advise(full, seconds=0.5)  # the round-4 start: about 10^9 public nodes
+    assert advice.method == "view" and advice.worlds > 0
