@@ -260,7 +260,9 @@ def test_a_scheduler_lost_mid_run_is_one_line_and_keeps_every_game(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as probe:
         port = probe.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
-    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # run from tmp_path: from the checkout, `solver` would be the unbuilt source tree, not the
+    # installed package, and every task would fail to load on the worker
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                   "--port", str(port), "--no-dashboard"], **quiet)
     worker = None
