@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from ._core import CoreState
-from .cards import NKINDS, TAKE, Move, counts_of
+from .cards import Move, counts_of
 from .notation import (
     ACTIONS_PER_ROUND, PLAYERS, ROUNDS, PositionError, actions_made, first_player, format_fields,
     check_rules, normalize, parse_fields,
