@@ -188,9 +188,12 @@ def test_advise_is_reproducible(capsys):
     assert strip(out1) == strip(out2)
 
 
-def test_advise_round_4_says_exact(capsys):
+def test_advise_round_4_says_which_exact_method_answered(capsys):
+    # two cards each, a few actions into round 4: the equilibrium fits the default budget
     code, out, _ = run(capsys, "advise", FULL_ROUND4)
-    assert code == 0 and "exact" in out and "recommended 8" in out
+    assert code == 0 and "equilibrium: round 4" in out and "recommended 8" in out
+    code, out, _ = run(capsys, "advise", FULL_ROUND4, "--json")
+    assert code == 0 and json.loads(out)["method"] == "equilibrium" and json.loads(out)["exact"] is True
 
 
 @pytest.mark.parametrize("args, names", [
