@@ -78,7 +78,7 @@ cdef class Searcher:
     >>> s.start(view._core().to_bytes(), observer=view.to_move, seed=1)
     >>> s.search(iterations=500)
     500
-    >>> sum(visits for visits, _, _ in s.root_stats().values())
+    >>> sum(visits for visits, _, _, _ in s.root_stats().values())
     500
     """
 
@@ -255,26 +255,18 @@ cdef class Searcher:
         return self.started and self.nodes[0].visits >= self.visits_limit
 
     def root_stats(self):
-        """{move: (visits, reward sum, margin sum)} of the root's children, for the observer."""
+        """{move: (visits, reward sum, margin sum, draws)} of the root's children, for the observer.
+
+        Results are 1, 1/2 or 0, so the draws and the reward sum give the wins (reward - draws / 2).
+        """
         cdef Node *n
         cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
         moves = {}
         while child != NO_NODE:
             n = &self.nodes[child]
-            moves[n.move] = (n.visits, n.reward, n.margin)
+            moves[n.move] = (n.visits, n.reward, n.margin, n.draws)
             child = n.next_sibling
         return moves
-
-    def root_draws(self):
-        """{move: drawn results} of the root's children: wins are reward - draws / 2."""
-        cdef Node *n
-        cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
-        draws = {}
-        while child != NO_NODE:
-            n = &self.nodes[child]
-            draws[n.move] = n.draws
-            child = n.next_sibling
-        return draws
 
     @property
     def nodes_used(self):

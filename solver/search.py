@@ -240,13 +240,10 @@ class IsmctsSearch:
         """
         merged: dict[int, list] = {}
         for searcher in self.searchers:
-            draws = searcher.root_draws()
-            for move, (visits, reward, margin) in searcher.root_stats().items():
+            for move, stats in searcher.root_stats().items():
                 acc = merged.setdefault(move, [0, 0.0, 0.0, 0])
-                acc[0] += visits
-                acc[1] += reward
-                acc[2] += margin
-                acc[3] += draws[move]
+                for i, value in enumerate(stats):
+                    acc[i] += value
         return {m: tuple(v) for m, v in merged.items()}
 
     def ranked(self) -> list[MoveStats]:

@@ -84,7 +84,7 @@ def test_node_pool_is_bounded():
     s.start(view._core().to_bytes(), view.to_move, seed=1)
     assert s.search(iterations=20_000) == 20_000
     assert s.nodes_used == 500
-    assert sum(v for v, _, _ in s.root_stats().values()) == 20_000
+    assert sum(v for v, _, _, _ in s.root_stats().values()) == 20_000
 
 
 def test_every_legal_move_is_reported_best_first():
