@@ -275,12 +275,6 @@ def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, it
     return 130 if stop == "interrupted" else 0
 
 
-def _x_score(record: dict) -> float:
-    from .arena import score_for
-
-    return score_for(record, "a" if record["game"] == 0 else "b")
-
-
 def _budgets(specs) -> dict:
     """{spec: budget} when the specs differ only in their budget (iterations or time)."""
     from .bots import parse_spec
