@@ -8,10 +8,19 @@ Input items, one a line, in any mix:
 
 A position whose deck is empty (round 4) gets the exact one-player-view values of every
 move for its side to move (the `mode`, `best`, `moves` fields of `dnoir solve --json`),
-and, when both hands are known, the open-hands values under `open`. A game record has
-each of its round-4 decisions annotated with the expected score the move played lost
-against the best move, from the mover's view: `??` (blunder) for a loss of at least
-BLUNDER, `?` (mistake) for at least MISTAKE.
+when both hands are known the open-hands values under `open`, and under `equilibrium`
+the mover's equilibrium strategy at its hand when the game is small enough (see
+`grade`; null otherwise). A game record has each of its round-4 decisions annotated with
+the expected score the move played lost, from the mover's view: `??` (blunder) for a loss
+of at least BLUNDER, `?` (mistake) for at least MISTAKE.
+
+How a decision is graded (`grade`, its `method`): against the equilibrium of the
+hidden-information game (solver.game) from EQUILIBRIUM_FROM_ACTIONS actions into round 4
+on, when that game's public tree has at most `equilibrium_nodes` nodes and CFR+ reaches
+solver.game.GRADE_TARGET within GRADE_ITERATIONS iterations; the loss is then the hand's
+equilibrium value less the move's expected score. Otherwise against the one-player view's
+best move (optimistic: it assumes both sides then see every card). Both tests count
+nodes and iterations, never seconds, so the grading is the same on every machine.
 
 >>> item = parse_item('{"id": 7, "dnp": "7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"}', 1)
 >>> analyse_item(item)["best"]
@@ -25,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .endgame import get_solver, solve
+from .game import equilibrium_grade, move_loss
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 from .records import REPLAY_FIELDS, RecordError, check_record
@@ -35,6 +45,64 @@ from .records import REPLAY_FIELDS, RecordError, check_record
 # own optimism (the view assumes both sides then play as if they saw every card).
 BLUNDER = Fraction(1, 4)
 MISTAKE = Fraction(1, 10)
+
+
+# Grading against the equilibrium starts this many actions into round 4: before, the game
+# trees of self-play positions have millions of public nodes (two actions in: 0.4 to over 5
+# million), so counting them to the cap would only spend time (about 25 ms a position at
+# the default cap, as much as the view's whole solve) to fall back to the view.
+EQUILIBRIUM_FROM_ACTIONS = 3
+# The largest public tree graded against the equilibrium by default: about 23 MB, and at
+# most a second or two of CFR+ (three actions in, self-play trees have 0.1 to 2.1 million
+# nodes; four actions in, 30,000 to 160,000).
+DEFAULT_EQUILIBRIUM_NODES = 300_000
+
+
+@dataclass(frozen=True)
+class Grade:
+    """How the moves of one round-4 decision are judged (see the module docstring).
+
+    `method` is 'equilibrium' or 'view'; `expected` holds each legal move's expected score
+    for the mover (exact fractions for the view); `reference` is the score losses are
+    measured from (the view's best move's, or the hand's equilibrium value); `equilibrium`
+    is solver.game's answer when it was used.
+    """
+
+    method: str
+    best: str
+    expected: dict
+    reference: object
+    equilibrium: dict | None = None
+
+    def loss(self, move: str):
+        """The expected score `move` loses: a Fraction for the view, a float (>= 0) for the equilibrium."""
+        if self.equilibrium is not None:
+            return move_loss(self.equilibrium, move)
+        return self.reference - self.expected[move]
+
+
+def graded_equilibrium(view: Position, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> dict | None:
+    """solver.game's equilibrium at the mover's hand when `grade` would use it, else None."""
+    if equilibrium_nodes <= 0 or sum(view.actions) < EQUILIBRIUM_FROM_ACTIONS:
+        return None
+    return equilibrium_grade(view, equilibrium_nodes)
+
+
+def grade(view: Position, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> Grade:
+    """The grade of the decision of `view`'s side to move (round 4, its hand known)."""
+    eq = graded_equilibrium(view, equilibrium_nodes)
+    if eq is not None:
+        return Grade("equilibrium", eq["best"], {m["move"]: m["expected"] for m in eq["moves"]},
+                     eq["hand_value"], eq)
+    values = solve(view, mode="view")
+    return Grade("view", values.best, {m.move: m.expected for m in values.moves}, values.moves[0].expected)
+
+
+def equilibrium_summary(eq: dict | None) -> dict | None:
+    """The `equilibrium` field of a position's result: solver.game's answer without what varies by run."""
+    if eq is None:
+        return None
+    return {k: eq[k] for k in ("best", "game_value", "hand_value", "exploitability", "iterations", "moves")}
 
 
 class ItemError(ValueError):
@@ -129,8 +197,9 @@ def _skip_reason(pos: Position) -> str | None:
     return None
 
 
-def analyse_position(pos: Position) -> dict:
-    """The exact view values of every move for the side to move, and the open values when both hands are known.
+def analyse_position(pos: Position, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> dict:
+    """The exact view values of every move for the side to move, the open values when both
+    hands are known, and the equilibrium when the game is small enough (`grade`).
 
     The table is emptied first: values never depend on it, but which of several equally
     good lines the principal variation shows does, and a batch must give the same output
@@ -141,6 +210,7 @@ def analyse_position(pos: Position) -> dict:
     result = solve(view, mode="view").to_dict()
     out = dict(to_move=result["to_move"], mode="view", best=result["best"], moves=result["moves"],
                worlds=result["worlds"])
+    out["equilibrium"] = equilibrium_summary(graded_equilibrium(view, equilibrium_nodes))
     if None not in pos.hands:
         open_result = solve(pos, mode="open").to_dict()
         out["open"] = dict(best=open_result["best"], moves=open_result["moves"], pv=open_result["pv"],
@@ -148,8 +218,12 @@ def analyse_position(pos: Position) -> dict:
     return out
 
 
-def annotate_game(record: dict) -> dict:
-    """Every round-4 decision of a game: the move played, the best, the expected score lost, a mark."""
+def annotate_game(record: dict, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> dict:
+    """Every round-4 decision of a game: the move played, the best, the expected score lost, a mark.
+
+    Each decision says how it was graded (`method`, see `grade`); `loss_fraction` is the
+    exact loss for the view and null for the equilibrium.
+    """
     pos = Position.parse(record["deal"])
     decisions = []
     summary = {p: dict(decisions=0, mistakes=0, blunders=0, expected_loss=0.0) for p in PLAYERS}
@@ -159,16 +233,16 @@ def annotate_game(record: dict) -> dict:
         if pos.round == ROUNDS and pos.hands[pos.to_move] is not None:
             mover = PLAYERS[pos.to_move]
             view = pos.view(mover)
-            values = solve(view, mode="view")
-            expected = {m.move: m.expected for m in values.moves}
-            if token not in expected:
+            judged = grade(view, equilibrium_nodes)
+            if token not in judged.expected:
                 raise ItemError(f"move {ply} ({token}) is not legal")
-            loss = values.moves[0].expected - expected[token]
+            loss = judged.loss(token)
             mark = "??" if loss >= BLUNDER else "?" if loss >= MISTAKE else ""
-            decisions.append(dict(ply=ply, player=mover, dnp=str(view), played=token, best=values.best,
-                                  expected_played=float(expected[token]),
-                                  expected_best=float(values.moves[0].expected), loss=float(loss),
-                                  loss_fraction=str(loss), mark=mark))
+            decisions.append(dict(ply=ply, player=mover, dnp=str(view), played=token, best=judged.best,
+                                  expected_played=float(judged.expected[token]),
+                                  expected_best=float(judged.reference), loss=float(loss),
+                                  loss_fraction=str(loss) if judged.method == "view" else None, mark=mark,
+                                  method=judged.method))
             s = summary[mover]
             s["decisions"] += 1
             s["expected_loss"] += float(loss)
@@ -182,7 +256,7 @@ def annotate_game(record: dict) -> dict:
                 result=pos.result().winner if pos.is_over else None)
 
 
-def analyse_item(item: Item) -> dict:
+def analyse_item(item: Item, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> dict:
     """The result of one item (run in a worker): analysed, or skipped with the reason."""
     out = dict(id=item.id, type=item.kind, line=item.line)
     try:
@@ -193,9 +267,9 @@ def analyse_item(item: Item) -> dict:
             if reason is not None:
                 out["skipped"] = reason
                 return out
-            out.update(analyse_position(pos))
+            out.update(analyse_position(pos, equilibrium_nodes))
         else:
-            out.update(annotate_game(item.data))
+            out.update(annotate_game(item.data, equilibrium_nodes))
     except ItemError as e:
         out["skipped"] = str(e)
     return out

@@ -7,7 +7,8 @@ skipped, so an interrupted run resumes where it stopped.
 
 Ids are strings or integers, unique in the input, compared by their JSON text (`1` and
 `"1"` are two ids). Every result carries the settings that shape it (`analyse`: format
-version, output format, mark thresholds); a run refuses to resume into output written
+version, output format, mark thresholds, the largest game graded against the equilibrium);
+a run refuses to resume into output written
 with other settings. A CSV result of several rows counts as done only when all of them
 (`row` 1 to `of`) are in the file; the rows of one cut short are removed and redone.
 
@@ -27,20 +28,24 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 
-from .analysis import BLUNDER, MISTAKE, Item, ItemError, analyse_item, id_key, parse_item
+from .analysis import (
+    BLUNDER, DEFAULT_EQUILIBRIUM_NODES, MISTAKE, Item, ItemError, analyse_item, id_key, parse_item,
+)
 from .notation import PositionError
 from .jsonl import OutputFileError, open_append, read_lines
 from .parallel import run_tasks
 
 # The version of the results' form; raise it whenever a change makes results differ, so
 # that a run never resumes into output written the old way.
-FORMAT_VERSION = 1
+# 2: equilibrium grading (`method`, `equilibrium`, the `equilibrium_nodes` setting)
+FORMAT_VERSION = 2
 
 # The first columns are those of the first CSV form; later ones are only ever added.
 CSV_COLUMNS = ["id", "type", "line", "skipped", "ply", "player", "dnp", "mode", "best", "move", "played",
-               "expected", "win", "draw", "loss", "margin", "open_outcome", "open_margin", "expected_loss", "mark",
-               "id_json", "row", "of", "analyse"]
+               "expected", "win", "draw", "loss", "margin", "open_outcome", "open_margin", "method", "frequency",
+               "equilibrium_expected", "expected_loss", "mark", "id_json", "row", "of", "analyse"]
 
 
 def read_items(stream, on_bad_line) -> list[Item]:
@@ -84,14 +89,14 @@ def item_key(item: Item) -> tuple:
     return ("game", item.data["deal"], item.data["moves"])
 
 
-def settings(as_csv: bool) -> dict:
+def settings(as_csv: bool, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> dict:
     """What shapes the results of a run, stored with each of them: resume only into the same.
 
     >>> settings(as_csv=False)
-    {'version': 1, 'format': 'jsonl', 'blunder': '1/4', 'mistake': '1/10'}
+    {'version': 2, 'format': 'jsonl', 'blunder': '1/4', 'mistake': '1/10', 'equilibrium_nodes': 300000}
     """
     return dict(version=FORMAT_VERSION, format="csv" if as_csv else "jsonl", blunder=str(BLUNDER),
-                mistake=str(MISTAKE))
+                mistake=str(MISTAKE), equilibrium_nodes=equilibrium_nodes)
 
 
 class OutputMismatch(ValueError):
@@ -108,7 +113,7 @@ class Previous:
     keep: int | None = None
 
 
-def existing_results(path: str, as_csv: bool) -> Previous:
+def existing_results(path: str, as_csv: bool, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> Previous:
     """What an earlier run wrote to `path`; OutputMismatch if it was written with other settings.
 
     A line cut by an interruption (and, in CSV, a result not all of whose rows are there)
@@ -123,11 +128,11 @@ def existing_results(path: str, as_csv: bool) -> Previous:
     if not as_csv and start != b"{":
         raise OutputMismatch(f"{path} does not hold JSONL results of dnoir analyse (CSV? add --csv), "
                              "so it is not resumed: choose another --out")
-    return _csv_results(path) if as_csv else _jsonl_results(path)
+    expected = settings(as_csv, equilibrium_nodes)
+    return _csv_results(path, expected) if as_csv else _jsonl_results(path, expected)
 
 
-def _jsonl_results(path: str) -> Previous:
-    expected = settings(as_csv=False)
+def _jsonl_results(path: str, expected: dict) -> Previous:
     previous = Previous()
     for number, line in read_lines(path):
         try:
@@ -145,8 +150,8 @@ def _jsonl_results(path: str) -> Previous:
     return previous
 
 
-def _csv_results(path: str) -> Previous:
-    expected = json.dumps(settings(as_csv=True))
+def _csv_results(path: str, expected_settings: dict) -> Previous:
+    expected = json.dumps(expected_settings)
     with open(path, "rb") as f:
         text = f.read().decode("utf-8", "surrogateescape")
     stream = io.StringIO(text, newline="")
@@ -220,6 +225,7 @@ class Summary:
     bad_lines: int = 0
     already_done: int = 0
     players: dict = field(default_factory=dict)
+    methods: Counter = field(default_factory=Counter)  # decisions graded by each method
     started: float = field(default_factory=time.perf_counter)
 
     def add(self, result: dict, fresh: bool = True) -> None:
@@ -235,6 +241,7 @@ class Summary:
             for outcome in ("win", "draw", "loss"):
                 self.expected_outcomes[outcome] += best[outcome]
             return
+        self.methods.update(d.get("method", "view") for d in result["decisions"])
         players = result.get("players") or {}
         for seat, s in result["summary"].items():
             self.mistakes += s["mistakes"]
@@ -262,7 +269,8 @@ class Summary:
             e = self.expected_outcomes
             out.append("side to move playing the best move, from its own view (expected counts): "
                        f"wins {e['win']:.1f}, draws {e['draw']:.1f}, losses {e['loss']:.1f}")
-        out.append(f"game decisions: mistakes (?) {self.mistakes}, blunders (??) {self.blunders}")
+        out.append(f"game decisions: mistakes (?) {self.mistakes}, blunders (??) {self.blunders}; graded against "
+                   f"the equilibrium {self.methods['equilibrium']}, the one-player view {self.methods['view']}")
         for name, acc in sorted(self.players.items()):
             out.append(f"  {name}: {acc['decisions']} round-4 decisions, {acc['mistakes']} ?, {acc['blunders']} ??, "
                        f"expected score lost {acc['expected_loss']:.3f}")
@@ -274,27 +282,34 @@ def result_for(item: Item, result: dict) -> dict:
     return dict(result, id=item.id, line=item.line)
 
 
-def csv_rows(result: dict) -> list[dict]:
+def csv_rows(result: dict, run_settings: dict | None = None) -> list[dict]:
     """A result as CSV rows: one per move of a position, one per decision of a game (one if it has none).
 
     Each row says which it is (`row` of `of`), so that a resume can tell a result cut short
-    by an interruption; `id_json` keeps the id's type (1 or "1"), `analyse` the settings.
+    by an interruption; `id_json` keeps the id's type (1 or "1"), `analyse` the settings
+    (`run_settings`, by default those of `settings(as_csv=True)`). A position's rows give each
+    move's equilibrium `frequency` and `equilibrium_expected` when it has one; a decision's
+    row says how it was graded (`method`).
     """
     base = dict(id=result["id"], type=result["type"], line=result["line"])
     if "skipped" in result:
         rows = [dict(base, skipped=result["skipped"], dnp=result.get("dnp", ""))]
     elif result["type"] == "position":
         open_moves = {m["move"]: m for m in result.get("open", {}).get("moves", [])}
+        eq_moves = {m["move"]: m for m in (result.get("equilibrium") or {}).get("moves", [])}
         rows = [dict(base, dnp=result["dnp"], mode=result["mode"], best=result["best"], move=m["move"],
                      expected=m["expected"], win=m["win"], draw=m["draw"], loss=m["loss"], margin=m["margin"],
                      open_outcome=open_moves.get(m["move"], {}).get("outcome", ""),
-                     open_margin=open_moves.get(m["move"], {}).get("margin", ""))
+                     open_margin=open_moves.get(m["move"], {}).get("margin", ""),
+                     frequency=eq_moves.get(m["move"], {}).get("frequency", ""),
+                     equilibrium_expected=eq_moves.get(m["move"], {}).get("expected", ""))
                 for m in result["moves"]]
     else:
         rows = [dict(base, ply=d["ply"], player=d["player"], dnp=d["dnp"], best=d["best"], played=d["played"],
-                     move=d["played"], expected=d["expected_played"], expected_loss=d["loss"], mark=d["mark"])
+                     move=d["played"], expected=d["expected_played"], expected_loss=d["loss"], mark=d["mark"],
+                     method=d["method"])
                 for d in result["decisions"]] or [dict(base)]  # a game with no round-4 decision: still done
-    settings_text = json.dumps(settings(as_csv=True))
+    settings_text = json.dumps(run_settings if run_settings is not None else settings(as_csv=True))
     for number, row in enumerate(rows, 1):
         row.update(id_json=id_key(result["id"]), row=number, of=len(rows), analyse=settings_text)
     return rows
@@ -308,9 +323,10 @@ class Writer:
     existing_results found them).
     """
 
-    def __init__(self, path: str | None, as_csv: bool, stream=None, keep: int | None = None):
+    def __init__(self, path: str | None, as_csv: bool, stream=None, keep: int | None = None,
+                 equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES):
         self.owned = path is not None
-        self.settings = settings(as_csv)
+        self.settings = settings(as_csv, equilibrium_nodes)
         fresh = True
         if path is None:
             self.file = stream
@@ -328,7 +344,7 @@ class Writer:
     def write(self, result: dict) -> None:
         """Write one result (several CSV rows for a position or a game) and flush it."""
         if self.csv is not None:
-            self.csv.writerows(csv_rows(result))
+            self.csv.writerows(csv_rows(result, self.settings))
         else:
             self.file.write(json.dumps(dict(result, analyse=self.settings)) + "\n")
         self.file.flush()
@@ -347,9 +363,11 @@ def _truncate(path: str, size: int) -> None:
         raise OutputFileError(f"cannot write {path}: {e.strerror or e}") from None
 
 
-def run_plan(plan: Plan, workers: int = 1, scheduler: str | None = None):
+def run_plan(plan: Plan, workers: int = 1, scheduler: str | None = None,
+             equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES):
     """Yield (item, result) for every input item of the plan, unique work solved once, in parallel."""
     key_of = {(group[0].id, group[0].line): key for key, group in plan.copies.items()}
-    for result in run_tasks(analyse_item, plan.tasks, workers=workers, scheduler=scheduler):
+    task = partial(analyse_item, equilibrium_nodes=equilibrium_nodes)
+    for result in run_tasks(task, plan.tasks, workers=workers, scheduler=scheduler):
         for item in plan.copies[key_of[(result["id"], result["line"])]]:
             yield item, result_for(item, result)

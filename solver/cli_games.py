@@ -15,7 +15,8 @@ import click
 
 from .board import render_board, render_move_line, render_pairing, render_ratings
 from .cli import cli
-from .bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
+from .analysis import DEFAULT_EQUILIBRIUM_NODES
+from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
 from .jsonl import open_append
 from .progress import Progress
 from .position import Position
@@ -382,13 +383,24 @@ def _writable_out(ctx, param, value):
 @click.option("--workers", type=Whole(1, MAX_WORKERS), default=None, help="Worker processes (default: every core).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="Solve on this Dask scheduler (extra [cluster]).")
-def analyse(input_file, out, as_csv, workers, scheduler):
+@click.option("--equilibrium-nodes", type=Whole(0, MAX_GRADE_NODES), default=DEFAULT_EQUILIBRIUM_NODES,
+              show_default=True,
+              help="Grade round-4 moves against the equilibrium of the hidden-information game when its "
+                   "public tree has at most this many nodes (32 bytes each), from the third action of the "
+                   "round on; 0: always against the one-player view.")
+def analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes):
     """Solve every round-4 position of INPUT exactly and annotate the round-4 decisions of games.
 
     INPUT holds DNP lines, JSON positions {"id": ..., "dnp": ...} and JSON game records (as
     `dnoir match --out` writes them), in any mix, one a line. Ids are strings or integers
     (1 and "1" are different), each used once. A bad line is reported with its number and
     the rest still runs; the exit code is then 1.
+
+    A decision (and a position) is graded against the equilibrium of the hidden-information
+    game when that game is small enough (--equilibrium-nodes; CFR+ must reach an
+    exploitability of 0.001 within 200 iterations), otherwise against the one-player view's
+    best move; each result says which (`method`). The choice counts nodes and iterations,
+    not seconds, so the results are the same on every machine.
     """
     from .batch import OutputMismatch, Previous, Summary, Writer, existing_results, make_plan, read_items, run_plan
     from .analysis import id_key
@@ -403,7 +415,7 @@ def analyse(input_file, out, as_csv, workers, scheduler):
     with click.open_file(input_file, "rb") as stream:  # bytes: each line is decoded alone
         items = read_items(stream, bad_line)
     try:
-        previous = existing_results(out, as_csv) if out is not None else Previous()
+        previous = existing_results(out, as_csv, equilibrium_nodes) if out is not None else Previous()
     except OutputMismatch as e:
         raise click.UsageError(f"--out {e}") from None
     except OSError as e:
@@ -417,10 +429,12 @@ def analyse(input_file, out, as_csv, workers, scheduler):
     if plan.skipped_done:
         click.echo(f"resuming: {plan.skipped_done} items already in {out}", err=True)
     try:
-        writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"), keep=previous.keep)
+        writer = Writer(out, as_csv, stream=click.get_text_stream("stdout"), keep=previous.keep,
+                        equilibrium_nodes=equilibrium_nodes)
     except OutputFileError as e:
         raise click.UsageError(f"--out {e}") from None
-    results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler)
+    results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                       equilibrium_nodes=equilibrium_nodes)
     interrupted = False
     try:
         total = sum(len(group) for group in plan.copies.values())

@@ -42,8 +42,17 @@ DEFAULT_MAX_MEMORY_MB = 4096.0
 # more), measured on the project machine: per node, and per (hand, hand) pair at terminals.
 SECONDS_PER_NODE = 4e-8
 SECONDS_PER_PAIR = 1e-9
+# Grading a played move (`equilibrium_grade`): the exploitability the equilibrium must reach,
+# within this many CFR+ iterations. On ISMCTS self-play positions with at most 300,000 public
+# nodes, 1e-3 took 1 to 41 iterations (bench/RESULTS.md); a position that needs more is
+# graded by the view instead.
+GRADE_TARGET = 1e-3
+GRADE_ITERATIONS = 200
 GAME_NOTE = ("both hands and the removed cards dealt uniformly from the cards not public: "
              "the exact game when nothing earlier in the round informs the deal")
+
+# `GameTree.count`'s largest cap: count the whole tree, as far as node indices reach.
+COUNT_ALL = 0xFFFFFFFF
 
 
 class GameTooBig(ValueError):
@@ -120,13 +129,7 @@ def _node_cap(max_memory_mb: float) -> int:
 
 def estimate(pos: Position, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> TreeEstimate:
     """Count the public tree of `pos`, stopping past what `max_memory_mb` could hold."""
-    return _count(_tree(pos), max_memory_mb)
-
-
-def _count(tree: GameTree, max_memory_mb: float) -> TreeEstimate:
-    c = tree.count(_node_cap(max_memory_mb))
-    return TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
-                        complete=c["complete"], hands=tuple(c["hands"]))
+    return _counted(_tree(pos), _node_cap(max_memory_mb))
 
 
 @dataclass(frozen=True)
@@ -224,9 +227,7 @@ def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: 
     tree = _tree(pos)
     memory_cap = _node_cap(max_memory_mb)
     time_cap = int(seconds / (4 * SECONDS_PER_NODE)) + 1 if seconds is not None else memory_cap
-    c = tree.count() if force else tree.count(min(memory_cap, time_cap))
-    est = TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
-                       complete=c["complete"], hands=tuple(c["hands"]))
+    est = _counted(tree, COUNT_ALL if force else min(memory_cap, time_cap))
     if force and not est.complete:
         raise GameTooBig(f"the game tree is too big to index: {est.describe()}")
     if not force:
@@ -246,8 +247,9 @@ def run_cfr(tree: GameTree, target: float | None, seconds: float | None, iterati
 
     The exploitability is checked exactly after batches of about a quarter of the iterations
     made so far. Returns the last (best response of a, best response of b, exploitability).
+    Without `seconds` no clock is read: the run, and so its result, is the same on every machine.
     """
-    start = time.perf_counter()
+    start = time.perf_counter() if seconds is not None else 0.0
     br = (1.0, 1.0, 0.5)
     while True:
         done = tree.iterations
@@ -461,8 +463,28 @@ def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 102
         return None
     if view.hands[view.to_move] is None:
         return None
-    key = (view.line, view.colls, view.hand_sizes, view.taken, view.to_move, view.hands[view.to_move])
-    advice = _advice_cached(key, float(budget), float(max_memory_mb), float(target))
+    advice = _advice_cached(_hand_key(view), float(budget), float(max_memory_mb), float(target))
+    return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
+
+
+def equilibrium_grade(view: Position, max_nodes: int, target: float = GRADE_TARGET,
+                      max_iterations: int = GRADE_ITERATIONS) -> dict | None:
+    """`equilibrium_advice`'s answer, bounded by size and iterations only: the same on every machine.
+
+    None unless `view` is an unsettled round-4 position with the mover's hand known, its
+    public tree has at most `max_nodes` nodes (counted exactly, and no further), and CFR+
+    brings the exploitability to `target` or less within `max_iterations` iterations. No
+    clock is read, so whether a position is graded against the equilibrium, and the
+    figures, do not depend on how fast or loaded the machine is. The answer has no
+    `seconds`; its `exploitability` is at most `target`.
+    """
+    try:
+        check_game(view)
+    except PositionError:
+        return None
+    if view.hands[view.to_move] is None or max_nodes <= 0:
+        return None
+    advice = _grade_cached(_hand_key(view), int(max_nodes), float(target), int(max_iterations))
     return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
 
 
@@ -482,35 +504,62 @@ def move_loss(advice: dict, move: str) -> float:
     raise ValueError(f"{move} is not a legal move of the advised hand")
 
 
-@lru_cache(maxsize=64)
-def _advice_cached(key, budget, max_memory_mb, target):
+def _hand_key(view: Position) -> tuple:
+    """What the game and the mover's strategy at its hand depend on: the public fields and that hand."""
+    return (view.line, view.colls, view.hand_sizes, view.taken, view.to_move, view.hands[view.to_move])
+
+
+def _key_view(key: tuple) -> Position:
     line, colls, sizes, taken, to_move, hand = key
     hands = [None, None]
     hands[to_move] = hand
     if not sizes[1 - to_move]:
         hands[1 - to_move] = (0,) * NKINDS
-    view = Position(line=line, hands=tuple(hands), hand_sizes=sizes, colls=colls, round=ROUNDS,
+    return Position(line=line, hands=tuple(hands), hand_sizes=sizes, colls=colls, round=ROUNDS,
                     to_move=to_move, taken=taken)
+
+
+def _counted(tree: GameTree, cap: int) -> TreeEstimate:
+    """The size of `tree`, counted no further than `cap` nodes (COUNT_ALL: as far as it indexes)."""
+    c = tree.count(cap)
+    return TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
+                        complete=c["complete"], hands=tuple(c["hands"]))
+
+
+def _hand_answer(tree: GameTree, key: tuple, exploitability: float) -> dict:
+    """The mover's equilibrium at its hand (the key's), as `equilibrium_advice` documents it."""
+    to_move, hand = key[4], key[5]
+    value_a = tree.profile_value()
+    moves = _hand_moves(tree, hand)
+    return dict(method="equilibrium", best=moves[0].move,
+                hand_value=sum(m.frequency * m.expected for m in moves),
+                game_value=value_a if to_move == 0 else 1.0 - value_a, exploitability=max(exploitability, 0.0),
+                iterations=tree.iterations, moves=[m.to_dict() for m in moves])
+
+
+@lru_cache(maxsize=64)
+def _advice_cached(key, budget, max_memory_mb, target):
     start = time.perf_counter()
-    tree = _tree(view)
+    tree = _tree(_key_view(key))
     # count no further than what 30 iterations could walk in the budget
-    c = tree.count(min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
-    est = TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
-                       complete=c["complete"], hands=tuple(c["hands"]))
+    est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
     if not est.complete or est.memory_mb > max_memory_mb or 30 * est.seconds_per_iteration > budget:
         return None
     tree.build()
     left = budget - (time.perf_counter() - start)
     _, _, expl = run_cfr(tree, target, max(left, 1e-3), None)
-    value_a = tree.profile_value()
-    moves = _hand_moves(tree, hand)
-    return dict(method="equilibrium", best=moves[0].move,
-                hand_value=sum(m.frequency * m.expected for m in moves),
-                game_value=value_a if to_move == 0 else 1.0 - value_a, exploitability=max(expl, 0.0),
-                iterations=tree.iterations, seconds=time.perf_counter() - start,
-                moves=[m.to_dict() for m in moves])
+    return dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)
 
+
+@lru_cache(maxsize=256)
+def _grade_cached(key, max_nodes, target, max_iterations):
+    tree = _tree(_key_view(key))
+    if not _counted(tree, max_nodes).complete:
+        return None
+    tree.build()
+    _, _, expl = run_cfr(tree, target, None, max_iterations)
+    return _hand_answer(tree, key, expl) if expl <= target else None
 
 __all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
-           "solve_game", "exploitability", "equilibrium_advice", "move_loss", "policy_function", "view_choice",
+           "solve_game", "exploitability", "equilibrium_advice", "equilibrium_grade", "move_loss", "policy_function", "view_choice",
            "game_pool", "check_game", "write_infosets", "set_policy"]

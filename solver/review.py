@@ -6,8 +6,9 @@ followed with `dnoir play --track` (`seat`, `start`, `events`); the last two are
 from the seat they were played from.
 
 Each decision (a move played where there was a choice; a forced move is none) is judged
-from the mover's view. In round 4 the figures are exact, the same as `dnoir analyse`
-gives (solver.endgame in view mode). In rounds 1 to 3 they come from the
+from the mover's view. In round 4 the figures are exact and the same as `dnoir analyse`
+gives (`solver.analysis.grade`: the equilibrium of the hidden-information game when it is
+small enough, else the one-player view's best move). In rounds 1 to 3 they come from the
 information-set search of `dnoir advise`: the best move is the one the search
 recommends, and the loss gets a 95% confidence interval from the standard errors of the
 two moves' estimated scores. A mark (`?` a mistake, `??` a blunder, the thresholds of
@@ -25,7 +26,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from .analysis import BLUNDER, MISTAKE
+from .analysis import BLUNDER, MISTAKE, grade
 from .events import HAND_PREFIX, EventError, apply_event, observer_of, parse_event
 from .notation import PLAYERS, ROUNDS
 from .position import Position
@@ -43,6 +44,7 @@ class Decision:
     `ply` is the move's number in the game (from 1; a new hand is no move). `low`/`high`
     bound the loss (95%); they equal `loss` when `exact` (round 4).
     `expected_played`/`expected_best` are the estimated scores (win 1, draw 1/2).
+    `method` says what judged it: 'equilibrium' or 'view' in round 4, 'ismcts' before.
     """
 
     ply: int
@@ -58,6 +60,7 @@ class Decision:
     high: float
     exact: bool
     mark: str
+    method: str = "ismcts"
 
     def to_dict(self) -> dict:
         """The JSON form: one object a decision, as `dnoir review --json` prints it."""
@@ -100,14 +103,10 @@ def judge(view: Position, played: str, seconds: float | None = None, iterations:
 
     mover = PLAYERS[view.to_move]
     if view.round == ROUNDS:
-        from .endgame import solve
-
-        values = solve(view, mode="view")
-        expected = {m.move: float(m.expected) for m in values.moves}
-        best = values.best
-        loss = expected[best] - expected[played]
-        return Decision(ply, mover, view.round, str(view), played, best, expected[played], expected[best],
-                        loss, loss, loss, True, mark_for(loss))
+        judged = grade(view)
+        loss = float(judged.loss(played))
+        return Decision(ply, mover, view.round, str(view), played, judged.best, float(judged.expected[played]),
+                        float(judged.reference), loss, loss, loss, True, mark_for(loss), judged.method)
     advice = advise(view, seconds=seconds, iterations=iterations, seed=seed, threads=threads)
     stats = {m.move: m for m in advice.moves}
     best = advice.best

@@ -193,15 +193,21 @@ def test_csv_output_and_resume(tmp_path):
 
 
 def test_game_annotation_marks_follow_the_thresholds():
-    marks = set()
+    marks, methods = set(), set()
     for pair in range(6):
         for job in make_jobs([("random", "random")], pairs=1, seed=100 + pair):
             record = play_job(job)
             result = analyse_item(Item("g", "game", 1, record))
             for d in result["decisions"]:
-                assert d["loss"] == pytest.approx(d["expected_best"] - d["expected_played"])
-                loss = Fraction(d["loss_fraction"])
-                assert loss >= 0 and float(loss) == d["loss"]
+                methods.add(d["method"])
+                if d["method"] == "view":
+                    assert d["loss"] == pytest.approx(d["expected_best"] - d["expected_played"])
+                    loss = Fraction(d["loss_fraction"])
+                    assert loss >= 0 and float(loss) == d["loss"]
+                else:  # the hand's equilibrium value less the move's, floored at 0
+                    assert d["method"] == "equilibrium" and d["loss_fraction"] is None
+                    loss = d["loss"]
+                    assert loss == pytest.approx(max(0.0, d["expected_best"] - d["expected_played"]), abs=1e-9)
                 expected_mark = "??" if loss >= BLUNDER else "?" if loss >= MISTAKE else ""
                 assert d["mark"] == expected_mark
                 view = Position.parse(d["dnp"])
@@ -211,6 +217,7 @@ def test_game_annotation_marks_follow_the_thresholds():
                 mine = [d for d in result["decisions"] if d["player"] == seat]
                 assert s["decisions"] == len(mine) and s["blunders"] == sum(d["mark"] == "??" for d in mine)
     assert "??" in marks  # random players blunder
+    assert methods == {"view", "equilibrium"}  # early round-4 decisions by the view, late ones exactly
 
 
 def test_bad_items():
@@ -349,25 +356,29 @@ def test_out_in_a_missing_folder_is_one_line(tmp_path):
         assert len(run.stderr.splitlines()) == 1 and "does not exist" in run.stderr and "internal" not in run.stderr
 
 
-@pytest.mark.parametrize("as_csv, tamper, message", [
-    (False, lambda text: text.replace('"version": 1', '"version": 0'), "other settings"),
-    (False, lambda text: text.replace('"blunder": "1/4"', '"blunder": "1/5"'), "other settings"),
+@pytest.mark.parametrize("as_csv, tamper, message, other", [
+    (False, lambda text: text.replace('"version": 2', '"version": 1'), "other settings", []),
+    (False, lambda text: text.replace('"blunder": "1/4"', '"blunder": "1/5"'), "other settings", []),
     (False, lambda text: "".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "analyse"}) + "\n"
-                                 for line in text.splitlines()), "no analyse settings"),
-    (True, lambda text: text.replace('""version"": 1', '""version"": 0'), "other settings"),
-    (True, lambda text: text.replace(",id_json,row,of,analyse", ""), "columns"),
+                                 for line in text.splitlines()), "no analyse settings", []),
+    (True, lambda text: text.replace('""version"": 2', '""version"": 1'), "other settings", []),
+    (True, lambda text: text.replace(",id_json,row,of,analyse", ""), "columns", []),
+    (False, None, "other settings", ["--equilibrium-nodes", "0"]),
+    (True, None, "other settings", ["--equilibrium-nodes", "1000"]),
 ])
-def test_resume_refuses_output_written_with_other_settings(tmp_path, as_csv, tamper, message):
+def test_resume_refuses_output_written_with_other_settings(tmp_path, as_csv, tamper, message, other):
     src = tmp_path / "in.txt"
     write_lines(src, positions(3))
     out = tmp_path / "out"
     flags = ["--csv"] if as_csv else []
     write_lines(src.with_suffix(".one"), positions(1))
     assert dnoir("analyse", str(src.with_suffix(".one")), "--out", str(out), "--workers", "1", *flags).returncode == 0
-    changed = tamper(out.read_text())
-    out.write_text(changed)
+    if tamper is not None:
+        changed = tamper(out.read_text())
+        assert changed != out.read_text()
+        out.write_text(changed)
     before = out.read_bytes()
-    run = dnoir("analyse", str(src), "--out", str(out), "--workers", "1", *flags)
+    run = dnoir("analyse", str(src), "--out", str(out), "--workers", "1", *flags, *other)
     assert run.returncode == 2 and len(run.stderr.splitlines()) == 1 and message in run.stderr, run.stderr
     assert out.read_bytes() == before
 
@@ -390,3 +401,69 @@ def test_results_carry_their_settings():
     rows = csv_rows(dict(result, id=7))
     assert [r["row"] for r in rows] == list(range(1, len(rows) + 1)) and {r["of"] for r in rows} == {len(rows)}
     assert {r["id_json"] for r in rows} == {"7"} and {r["analyse"] for r in rows} == {json.dumps(settings(True))}
+
+
+# b to move three actions into round 4 (ply 40 of `play_game(random_deal(31), random v random, seed=31)`):
+# every move wins in the one-player view, but -2 pushes the third city out of the take and
+# loses about 0.72 against the equilibrium.
+FUSION_VIEW = "-17688-16+2C+288-3 ???/88+3-2 55577+2+3-2/5666777+2+4-1-2-3CC 4 b -"
+# a to move at the start of round 4: a public tree of over ten million nodes
+EARLY_VIEW = "885565 78+3-1-2/????? 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a -"
+
+
+def test_equilibrium_grading_reads_no_clock(monkeypatch):
+    import solver.game as game
+
+    class NoClock:
+        def perf_counter(self):
+            raise AssertionError("the grading read the clock")
+
+    view = Position.parse(FUSION_VIEW)
+    nodes = game.estimate(view).nodes
+    game._grade_cached.cache_clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(game, "time", NoClock())
+        graded = game.equilibrium_grade(view, nodes)
+        assert game.equilibrium_grade(view, nodes - 1) is None  # one node over the cap: the view grades it
+    assert graded is not None and graded["exploitability"] <= game.GRADE_TARGET and "seconds" not in graded
+    # the game solver run to the same target within the same iterations gives the same figures
+    solution = game.solve_game(view, target=game.GRADE_TARGET, seconds=None, iterations=game.GRADE_ITERATIONS)
+    assert graded["iterations"] == solution.iterations
+    assert graded["moves"] == [m.to_dict() for m in solution.moves]
+    assert game.move_loss(graded, "-2") == pytest.approx(0.7188, abs=1e-3)
+
+
+def test_grade_uses_the_view_early_in_round_four_or_when_told(monkeypatch):
+    import solver.analysis as analysis
+
+    def no_equilibrium(*args):
+        raise AssertionError("the equilibrium was tried")
+
+    early = Position.parse(EARLY_VIEW)
+    assert sum(early.actions) < analysis.EQUILIBRIUM_FROM_ACTIONS
+    with monkeypatch.context() as patch:
+        patch.setattr(analysis, "equilibrium_grade", no_equilibrium)
+        assert analysis.grade(early).method == "view"
+        assert analysis.grade(Position.parse(FUSION_VIEW), equilibrium_nodes=0).method == "view"
+    fused = analysis.grade(Position.parse(FUSION_VIEW))
+    assert fused.method == "equilibrium" and fused.best in {"T", "8"} and float(fused.loss("-2")) >= BLUNDER
+    assert analysis.grade(Position.parse(FUSION_VIEW), equilibrium_nodes=1000).method == "view"
+
+
+def test_positions_carry_the_equilibrium_when_small(tmp_path):
+    src = tmp_path / "in.txt"
+    write_lines(src, [FUSION_VIEW, EARLY_VIEW])
+    out = tmp_path / "out.jsonl"
+    assert dnoir("analyse", str(src), "--out", str(out), "--workers", "1").returncode == 0
+    results = {r["line"]: r for r in map(json.loads, out.read_text().splitlines())}
+    eq = results[1]["equilibrium"]
+    assert eq["exploitability"] <= 1e-3 and {m["move"] for m in eq["moves"]} == {"-2", "T", "+3", "8"}
+    assert {m["move"]: m["expected"] for m in results[1]["moves"]}["-2"] == 1.0  # the view's optimism
+    assert results[2]["equilibrium"] is None
+    out_csv = tmp_path / "out.csv"
+    assert dnoir("analyse", str(src), "--out", str(out_csv), "--csv", "--workers", "1").returncode == 0
+    rows = list(csv.DictReader(open(out_csv)))
+    frequency = {(r["line"], r["move"]): r["frequency"] for r in rows}
+    assert {m["move"]: str(m["frequency"]) for m in eq["moves"]} == \
+        {move: f for (line, move), f in frequency.items() if line == "1"}
+    assert {f for (line, _), f in frequency.items() if line == "2"} == {""}

@@ -37,7 +37,11 @@ def test_round_four_losses_are_those_of_analyse():
     for ply, d in mine.items():
         assert d.exact and d.low == d.loss == d.high
         assert d.loss == pytest.approx(theirs[ply]["loss"], abs=1e-12)
-        assert d.mark == theirs[ply]["mark"]
+        assert d.mark == theirs[ply]["mark"] and d.method == theirs[ply]["method"]
+    # late decisions are graded against the equilibrium, which sees a blunder at ply 40 (b
+    # plays -2, so the third city leaves the take) that the view's strategy fusion hides
+    assert {d.method for d in mine.values()} == {"view", "equilibrium"}
+    assert mine[40].method == "equilibrium" and mine[40].mark == "??"
     # analyse also lists forced moves; the review leaves them out, as they are no decision
     assert {p for p, d in theirs.items() if p not in mine} == \
         {p for p in theirs if len(Position.parse(theirs[p]["dnp"]).legal_moves()) == 1}
@@ -141,7 +145,10 @@ def test_review_json_is_one_object_a_decision(tmp_path):
     assert [(d["ply"], d["player"], d["played"], d["mark"]) for d in lines] == \
         [(1, "a", "T", ""), (2, "b", "T", "??"), (3, "a", "7", ""), (4, "b", "+4", "")]
     assert set(lines[0]) == {"game", "ply", "player", "round", "dnp", "played", "best", "expected_played",
-                             "expected_best", "loss", "low", "high", "exact", "mark"}
+                             "expected_best", "loss", "low", "high", "exact", "mark", "method"}
+    # the first two come too early in round 4 for the equilibrium; after both have taken the
+    # result is fixed, and there is no game left to solve
+    assert [d["method"] for d in lines] == ["view"] * 4
 
 
 def test_review_text_lists_the_moves_with_marks(tmp_path):
