@@ -61,7 +61,7 @@ def test_whole_game_against_random_with_hint_and_undo(tmp_path):
             continue
         child.sendline(legal[-1] if moves_made % 2 else legal[0])
         moves_made += 1
-    child.expect(r"result: (.*)\r\n")
+    child.expect(r"result: ([^\r\n]*)\r\n")  # pexpect matches with DOTALL: stop at the line end
     result_line = child.match.group(1)
     child.expect(r"a: \d+ decisions")  # the closing review
     child.expect(pexpect.EOF)
