@@ -449,5 +449,5 @@ def ask_start(loop_in, out, seat: int | None = None) -> Game:
             raise Quit("quit")
         try:
             return Game.track(start_view(seat, first, line or ".", hand or "."), seat)
-        except ValueError as e:
+        except DnoirError as e:  # CardError, PositionError: ask again; a bug is not the answer's fault
             loop.say(f"error: {e}")

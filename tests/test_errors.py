@@ -241,3 +241,16 @@ def test_running_an_unbuilt_tree_prints_one_line_saying_how_to_build_it(unbuilt,
     assert run_.returncode == 1 and run_.stdout == ""
     assert run_.stderr.count("\n") == 1 and BUILD_HINT in run_.stderr and "pip install -e ." in run_.stderr
     assert "No module named" not in run_.stderr and "Traceback" not in run_.stderr
+
+
+def test_following_a_game_asks_again_after_a_mistake_but_not_after_a_bug(monkeypatch):
+    import solver.play
+    from solver.play import ask_start
+
+    out = io.StringIO()
+    game = ask_start(io.StringIO("a\na\n5+2\n678+3X\n5+2\n678+3C\n"), out)
+    assert str(game.position) == "5+2 678+3C/????? ./. 1 a -"
+    assert "\nerror: unknown card token 'X'\n" in out.getvalue()
+    monkeypatch.setattr(solver.play, "start_view", _raise(ValueError("a bug in start_view")))
+    with pytest.raises(ValueError, match="a bug in start_view"):
+        ask_start(io.StringIO("a\na\n5+2\n678+3C\n"), io.StringIO())
