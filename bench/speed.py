@@ -16,11 +16,7 @@ import random
 import time
 
 from solver._core import random_games
-
-try:
-    from solver.refmodel import random_game as reference_random_game
-except ImportError:  # running from a source tree without an install
-    reference_random_game = None
+from solver.refmodel import random_game as reference_random_game  # shipped with solver.bench (setup.py)
 
 
 def run_speed(games: int = 1_000_000, reference_games: int = 2_000, seed: int = 0) -> dict:
@@ -39,7 +35,7 @@ def run_speed(games: int = 1_000_000, reference_games: int = 2_000, seed: int = 
         city_share=counts["city"] / games,
         seed=seed,
     )
-    if reference_random_game is not None and reference_games > 0:
+    if reference_games > 0:
         rng = random.Random(seed)
         start = time.perf_counter()
         for _ in range(reference_games):

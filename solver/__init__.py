@@ -5,9 +5,20 @@
 0
 """
 
-from .cards import KINDS, Move
-from .notation import PositionError
-from .position import MoveError, PlayerScore, Position, Result
+import importlib as _importlib
 
-__all__ = ["KINDS", "Move", "MoveError", "PlayerScore", "Position", "PositionError", "Result"]
+try:  # the compiled core (ext/*.pyx): in a source checkout it exists only once built
+    _importlib.import_module(f"{__name__}._core")
+except ModuleNotFoundError as e:
+    if e.name != f"{__name__}._core":
+        raise
+    raise ImportError("the solver package is not built (its compiled core solver._core is missing for this "
+                      "Python): install it with `pip install .`, or build it in place with `pip install -e .` "
+                      "from the checkout", name=__name__) from None  # name: `python -m` prints just this line
+
+from .cards import KINDS, Move
+from .errors import DnoirError, MoveError, PositionError
+from .position import PlayerScore, Position, Result
+
+__all__ = ["DnoirError", "KINDS", "Move", "MoveError", "PlayerScore", "Position", "PositionError", "Result"]
 __version__ = "0.1.0"

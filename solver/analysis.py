@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .endgame import get_solver, solve
+from .errors import DnoirError, ItemError
 from .game import equilibrium_grade, move_loss
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
@@ -103,10 +104,6 @@ def equilibrium_summary(eq: dict | None) -> dict | None:
     if eq is None:
         return None
     return {k: eq[k] for k in ("best", "game_value", "hand_value", "exploitability", "iterations", "moves")}
-
-
-class ItemError(ValueError):
-    """A line that is not an analysable item: the message says why."""
 
 
 @dataclass(frozen=True)
@@ -250,7 +247,7 @@ def annotate_game(record: dict, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NOD
             s["blunders"] += mark == "??"
         try:
             pos = pos.play(token)
-        except ValueError as e:
+        except DnoirError as e:  # CardError, MoveError: the record's move, not a bug
             raise ItemError(f"move {ply} ({token}): {e}") from None
     return dict(decisions=decisions, summary=summary, players=record.get("players"),
                 result=pos.result().winner if pos.is_over else None)

@@ -33,6 +33,7 @@ from functools import partial
 from .analysis import (
     BLUNDER, DEFAULT_EQUILIBRIUM_NODES, MISTAKE, Item, ItemError, analyse_item, id_key, parse_item,
 )
+from .errors import OutputMismatch
 from .notation import PositionError
 from .jsonl import OutputFileError, open_append, read_lines
 from .parallel import run_tasks
@@ -97,10 +98,6 @@ def settings(as_csv: bool, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -
     """
     return dict(version=FORMAT_VERSION, format="csv" if as_csv else "jsonl", blunder=str(BLUNDER),
                 mistake=str(MISTAKE), equilibrium_nodes=equilibrium_nodes)
-
-
-class OutputMismatch(ValueError):
-    """An output file a run must not resume into: written by other settings, or not by `dnoir analyse`."""
 
 
 @dataclass

@@ -27,12 +27,9 @@ from .bounds import (
     MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_WORLDS, real, whole,
 )
 from .cards import Move
+from .errors import SpecError
 from .position import Position
 from .search import DEFAULT_EXPLORATION, DEFAULT_POLICY, advise, thread_seed
-
-
-class SpecError(ValueError):
-    """A bot spec that names no bot, a key the bot does not take, or a value out of range."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +192,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.bots.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy, exploration=0 to 100, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy, exploration=0 to 100, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

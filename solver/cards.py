@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import CardError
+
 KINDS: tuple[str, ...] = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
 NKINDS = len(KINDS)
 COMPOSITION: tuple[int, ...] = (5, 6, 7, 8, 4, 2, 1, 3, 4, 2, 3)
@@ -19,10 +21,6 @@ UNKNOWN = "?"
 EMPTY = "."
 
 _KIND_OF = {token: kind for kind, token in enumerate(KINDS)}
-
-
-class CardError(ValueError):
-    """A card or move token that NOTATION.md does not define."""
 
 
 def tokenize(text: str) -> list[str]:

@@ -1,10 +1,13 @@
-"""The `dnoir` command line.
+"""The `dnoir` command line: the root group, the position commands, and `main`.
 
-Every error reaches the user as one line on stderr and exit code 2, never a traceback:
-`main` runs click without its standalone handling and turns each failure into that line.
+The other commands are defined in leaf modules (cli_bench, cli_equilibrium, cli_games,
+cli_play) that know nothing of this one; the root adds them. What the leaves share with
+the root (positions on the command line) is in cli_common.
 
-DNP positions may begin with '-' (a betrayal card at the old end of the line); such an
-argument is taken as the position, not as an option (see `PositionArgsCommand`).
+`main` runs click without its standalone handling and sorts every failure: an input
+mistake (the solver.errors family, a usage error) is one line on stderr and exit code 2;
+anything else is a bug, reported as an internal error with exit code 1, and with its
+traceback under `dnoir --debug`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import os
 import random
 import sys
+import traceback
 
 import click
 
@@ -22,77 +26,21 @@ from .bounds import (
     MAX_ITERATIONS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
     Real, Whole, whole,
 )
+from .cli_bench import bench
+from .cli_common import PositionArgsCommand, moves_option, position_arg
+from .cli_equilibrium import exploit
+from .cli_games import analyse, match, replay, tournament
+from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
+from .errors import DnoirError
 from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
 from .position import EXAMPLE_DNP, Position
 
 
-class PositionArgsCommand(click.Command):
-    """A command whose positional arguments may start with '-' (DNP fields such as '-1-3+2').
-
-    Arguments that look like cards ('-1-3+2', '-') are moved behind '--', so click reads
-    them as positional; options, known or not, are left to click.
-    """
-
-    def parse_args(self, ctx, args):
-        """Move card-like arguments behind '--' before click parses them."""
-        takes_value, flags = set(), set()
-        for param in self.get_params(ctx):
-            if isinstance(param, click.Option):
-                names = param.opts + param.secondary_opts
-                (flags if param.is_flag or param.count else takes_value).update(names)
-        options, positional, i = [], [], 0
-        while i < len(args):
-            arg = args[i]
-            if arg == "--":
-                positional.extend(args[i + 1:])
-                break
-            name = arg.split("=", 1)[0]
-            if _looks_like_cards(arg):
-                positional.append(arg)
-            elif name in flags or (name in takes_value and "=" in arg):
-                options.append(arg)
-            elif name in takes_value:
-                options.extend(args[i:i + 2])
-                i += 1
-            elif arg.startswith("-") and arg != "-":
-                options.append(arg)  # an unknown option: click names it in its error
-            else:
-                positional.append(arg)
-            i += 1
-        return super().parse_args(ctx, options + ["--"] + positional)
-
-
-def _looks_like_cards(arg: str) -> bool:
-    """A DNP or a field of one starting with a betrayal ('-1...'), or the lone '-' of a field."""
-    return arg == "-" or (len(arg) > 1 and arg[0] == "-" and arg[1].isdigit())
-
-
-def _position(words: tuple[str, ...], default: str | None = None) -> Position:
-    """The position given as one quoted argument or as its fields unquoted, after any `--moves`."""
-    if not words:
-        if default is None:
-            raise click.UsageError("a position (DNP) is required")
-        words = (default,)
-    from .events import apply_option
-
-    ctx = click.get_current_context(silent=True)
-    return apply_option(Position.parse(" ".join(words)), ctx.meta.get(MOVES_KEY) if ctx else None)
-
-
-MOVES_KEY = "dnoir.moves"
-
-
-def moves_option(f):
-    """The `--moves EVENTS` option of a command that takes a DNP: `_position` applies the events."""
-    return click.option("--moves", metavar="EVENTS", default=None, expose_value=False,
-                        callback=lambda ctx, _param, value: ctx.meta.__setitem__(MOVES_KEY, value),
-                        help="Events applied to the DNP first: move tokens and hand:<cards> for your "
-                             "new hand at a round start, e.g. \"8 -1 T\".")(f)
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="district-noir-solver", prog_name="dnoir")
+@click.option("--debug", is_flag=True, expose_value=False,
+              help="On an internal error (a bug), show its traceback.")
 def cli():
     """District Noir analysis engine: positions, perft, deals, scores and benchmarks.
 
@@ -106,7 +54,7 @@ def cli():
 @click.option("--dnp", "dnp_only", is_flag=True, help="Print only the DNP of the position (after --moves).")
 def show(dnp, dnp_only):
     """Print a readable board for the position DNP (default: the built-in example)."""
-    pos = _position(dnp, default=EXAMPLE_DNP)
+    pos = position_arg(dnp, default=EXAMPLE_DNP)
     click.echo(str(pos) if dnp_only else render_board(pos))
 
 
@@ -115,7 +63,7 @@ def show(dnp, dnp_only):
 @moves_option
 def score(dnp):
     """The result and score breakdown of a finished position, or the score so far."""
-    click.echo(render_score(_position(dnp)))
+    click.echo(render_score(position_arg(dnp)))
 
 
 @cli.command(cls=PositionArgsCommand)
@@ -132,7 +80,7 @@ def perft(args, divide):
     """
     if len(args) < 2:
         raise click.UsageError("usage: dnoir perft DNP DEPTH [--divide]")
-    pos = _position(args[:-1])
+    pos = position_arg(args[:-1])
     most = pos.moves_left
     try:
         depth = whole("DEPTH", args[-1], 0, most)
@@ -195,11 +143,11 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
     if mode == "game":
         from .cli_equilibrium import solve_game_command
 
-        solve_game_command(_position(dnp), as_json=as_json, target=target, seconds=seconds,
+        solve_game_command(position_arg(dnp), as_json=as_json, target=target, seconds=seconds,
                            strategy_file=strategy_file, force=force)
         return
 
-    result = solve_position(_position(dnp), tt_mb=tt_mb, mode=mode)
+    result = solve_position(position_arg(dnp), tt_mb=tt_mb, mode=mode)
     click.echo(json.dumps(result.to_dict()) if as_json else render_solve(result))
 
 
@@ -234,7 +182,7 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 
     from .search import advise as advise_position
 
-    pos = _position(dnp, default=EXAMPLE_DNP)
+    pos = position_arg(dnp, default=EXAMPLE_DNP)
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
     try:
@@ -260,34 +208,60 @@ def engine(threads, policy):
     Engine(threads=threads, policy=policy).run(sys.stdin)
 
 
+# The commands of the leaf modules, added to the root (the leaves never import this module).
+for _command in (analyse, bench, exploit, match, play, replay, review, tournament):
+    cli.add_command(_command)
+
+
 def main(argv=None) -> int:
-    """Entry point of the `dnoir` console script: run the CLI, turn every error into one line.
+    """Entry point of the `dnoir` console script: run the CLI, sort every failure.
+
+    An input mistake (the solver.errors family, a usage error of click's) is one line,
+    ``dnoir: error: ...``, and exit code 2. Anything else is a bug: ``dnoir: internal
+    error: <type>: <message>``, a hint to rerun with ``--debug``, and exit code 1; with
+    ``dnoir --debug ...`` (or DNOIR_DEBUG=1) the traceback comes first.
 
     SIGTERM is handled as Ctrl-C (KeyboardInterrupt): a long run stops cleanly, keeps what
     it finished and exits with 130, as after Ctrl-C.
     """
     _sigterm_as_ctrl_c()
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        rv = cli.main(args=argv, prog_name="dnoir", standalone_mode=False)
+        rv = cli.main(args=args, prog_name="dnoir", standalone_mode=False)
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
         _fail(e.format_message())
-    except click.Abort:
+    except (click.Abort, KeyboardInterrupt):
         _fail("interrupted", code=130)
-    except KeyboardInterrupt:
-        _fail("interrupted", code=130)
-    except ValueError as e:  # PositionError, MoveError, CardError, a bad bot spec
+    except DnoirError as e:  # PositionError, MoveError, SpecError, RecordError, ...
         _fail(str(e))
-    except (RuntimeError, MemoryError) as e:  # a missing extra, an unreachable cluster, too big a table
-        _fail(str(e) or type(e).__name__)
+    except MemoryError as e:  # too big a table for this machine: the user's size, not a bug
+        _fail(str(e) or "out of memory")
     except BrokenPipeError:
         return 0
-    except Exception as e:  # a bug: still one line, and the traceback on request
-        if os.environ.get("DNOIR_DEBUG"):
-            raise
-        _fail(f"internal error ({type(e).__name__}: {e}); set DNOIR_DEBUG=1 for the traceback", code=1)
+    except Exception as e:  # noqa: BLE001 - sorted here: a setup problem or a bug
+        # A plain RuntimeError is how solver.parallel and solver.plot say the setup is
+        # wanting (a missing extra, an unreachable cluster); its subclasses
+        # (RecursionError, NotImplementedError) are bugs.
+        if type(e) is RuntimeError:
+            _fail(str(e) or "RuntimeError")
+        _internal_error(e, debug=_wants_debug(args))
     return rv if isinstance(rv, int) else 0
+
+
+def _wants_debug(args: list[str]) -> bool:
+    """`--debug` among the root's options (those before the command), or DNOIR_DEBUG set.
+
+    >>> _wants_debug(["--debug", "show"]), _wants_debug(["show", "--debug"])
+    (True, False)
+    """
+    for arg in args:
+        if arg == "--debug":
+            return True
+        if not arg.startswith("-") or arg == "--":
+            break  # the command: what follows is its own
+    return bool(os.environ.get("DNOIR_DEBUG"))
 
 
 def _sigterm_as_ctrl_c() -> None:
@@ -308,12 +282,17 @@ def _fail(message: str, code: int = 2):
     sys.exit(code)
 
 
-# The commands of the other modules register themselves on `cli` when imported.
-from . import cli_bench, cli_equilibrium, cli_games  # noqa: E402,F401
-from . import cli_play  # noqa: E402,F401
+def _internal_error(e: Exception, debug: bool):
+    """A bug: its type and message (and its traceback when debugging), exit code 1."""
+    if debug:
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    line = " ".join(str(e).split())
+    click.echo(f"dnoir: internal error: {type(e).__name__}: {line}", err=True)
+    if not debug:
+        click.echo("dnoir: this is a bug in dnoir, not in your input; rerun as `dnoir --debug ...` "
+                   "to see the traceback", err=True)
+    sys.exit(1)
 
-if __name__ == "__main__":
-    # run as `python -m solver.cli`: use the package's module, on which every command registered
-    from solver.cli import main as package_main
 
-    sys.exit(package_main())
+if __name__ == "__main__":  # `python -m solver.cli ...`
+    sys.exit(main())

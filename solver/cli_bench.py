@@ -10,11 +10,10 @@ from .bounds import (
     MAX_GAMES, MAX_MOVETIME_MS, MAX_PAIRS, MAX_POSITIONS, MAX_SECONDS, MAX_SEED, MAX_TT_MB, MAX_WORKERS,
     MIN_TT_MB, Real, Whole,
 )
-from .cli import cli
 from .endgame import DEFAULT_TT_MB
 
 
-@cli.group(invoke_without_command=True)
+@click.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="With no subcommand: print one JSON object.")
 @click.pass_context
 def bench(ctx, as_json):

@@ -12,7 +12,7 @@ import click
 
 from .bounds import MAX_SECONDS, MAX_SEED, MAX_TT_MB, Real, Whole
 from .cards import format_counts
-from .cli import PositionArgsCommand, _position, cli, moves_option
+from .cli_common import PositionArgsCommand, moves_option, position_arg
 from .game import (
     DEFAULT_MAX_MEMORY_MB, DEFAULT_SECONDS, DEFAULT_TARGET, GAME_NOTE, ExploitReport, GameSolution,
     exploitability, solve_game,
@@ -79,7 +79,7 @@ def render_exploit(r: ExploitReport) -> str:
     ])
 
 
-@cli.command(cls=PositionArgsCommand)
+@click.command(cls=PositionArgsCommand)
 @click.argument("dnp", nargs=-1)
 @click.option("--policy", default="view", show_default=True,
               help="view (the one-player-view solver's choice), random (uniform), or a bot spec such as "
@@ -100,6 +100,6 @@ def exploit(dnp, policy, seed, target, seconds, max_memory_mb, force, as_json):
     Prints the best-response value against the policy for each seat and the
     exploitability: the mean of the two best-response gains over the game value.
     """
-    report = exploitability(_position(dnp), policy=policy, seed=seed, target=target, seconds=seconds,
+    report = exploitability(position_arg(dnp), policy=policy, seed=seed, target=target, seconds=seconds,
                             max_memory_mb=max_memory_mb, force=force)
     click.echo(json.dumps(report.to_dict()) if as_json else render_exploit(report))

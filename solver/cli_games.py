@@ -14,9 +14,9 @@ import os
 import click
 
 from .board import render_board, render_move_line, render_pairing, render_ratings
-from .cli import cli
 from .analysis import DEFAULT_EQUILIBRIUM_NODES
 from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
+from .errors import OptionError
 from .jsonl import open_append
 from .progress import Progress
 from .position import Position
@@ -194,7 +194,7 @@ def _check_spec(spec: str) -> str:
     return spec
 
 
-@cli.command()
+@click.command()
 @click.argument("a")
 @click.argument("b")
 @_run_options
@@ -214,7 +214,10 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
     """
     from .stats import Sprt
 
-    test = Sprt.parse(sprt) if sprt else None
+    try:
+        test = Sprt.parse(sprt) if sprt else None
+    except ValueError as e:  # Sprt.parse only reads the option's text: any ValueError is the text's
+        raise OptionError(str(e)) from None
     tallies, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, movetime, iterations, out,
                                resume, workers or os.cpu_count() or 1, scheduler, sprt=test)
     tally = tallies[(a, b)]
@@ -235,7 +238,7 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
     return 0
 
 
-@cli.command()
+@click.command()
 @click.argument("specs", nargs=-1, required=True)
 @_run_options
 @_budget_options
@@ -295,7 +298,7 @@ def _budgets(specs) -> dict:
     return budgets
 
 
-@cli.command()
+@click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "index", type=Whole(0, MAX_PAIRS), default=0, show_default=True,
               help="Which game of the file (0 = the first record; every non-blank line is one).")
@@ -374,7 +377,7 @@ def _writable_out(ctx, param, value):
     return value
 
 
-@cli.command()
+@click.command()
 @click.argument("input_file", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--out", type=click.Path(dir_okay=False), default=None, callback=_writable_out,
               help="Write results here as they finish (default: standard output); ids already in it are "

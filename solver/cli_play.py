@@ -10,11 +10,11 @@ import sys
 import click
 
 from .bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, Real, Whole
-from .cli import cli
+from .errors import DnoirError
 from .notation import PLAYERS
 
 
-@cli.command()
+@click.command()
 @click.option("--engine", "engine_spec", default=None, metavar="SPEC",
               help="The opponent: a bot spec (random, greedy, pimc:worlds=50, ismcts:time=1, ...) or "
                    "cmd:<engine command>.  [default: ismcts:time=1]")
@@ -95,7 +95,7 @@ def _checked_spec(spec: str) -> str:
     return _check_spec(spec)
 
 
-@cli.command()
+@click.command()
 @click.argument("record_file", metavar="RECORD", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "index", type=Whole(0, 10**9), default=None,
               help="Which record of the file (0 = the first; default: every one).")
@@ -135,7 +135,7 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, as_json
         try:
             decisions = review_record(record, seconds=seconds, iterations=iterations, seed=seed, threads=threads,
                                       seats={seat} if seat else None, on_decision=emit)
-        except ValueError as e:
+        except DnoirError as e:  # the record's mistake (a field, a move); anything else is a bug
             raise click.ClickException(f"{record_file} line {line}: {e}") from None
         if progress:
             click.echo("\r\033[K", err=True, nl=False)

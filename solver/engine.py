@@ -43,6 +43,7 @@ from . import __version__
 from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .bounds import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SEED, MAX_THREADS,
                      MIN_NODES, real, whole)
+from .errors import DnoirError, ProtocolError
 from .notation import ROUNDS
 from .position import Position
 from .search import DEFAULT_EXPLORATION, DEFAULT_MAX_NODES, DEFAULT_POLICY, advise
@@ -70,10 +71,6 @@ BYTES_PER_MB = 1_000_000
 HASH_MIN_MB = max(1, -(-MIN_NODES * NODE_BYTES // BYTES_PER_MB))
 HASH_MAX_MB = MAX_NODES * NODE_BYTES // BYTES_PER_MB
 HASH_DEFAULT_MB = DEFAULT_MAX_NODES * NODE_BYTES // BYTES_PER_MB
-
-
-class ProtocolError(ValueError):
-    """A command the protocol does not define or whose arguments are malformed."""
 
 
 def quote(text: str) -> str:
@@ -149,7 +146,7 @@ def parse_go(args: list[str]) -> GoLimits:
     >>> parse_go(["iterations", "99999999999999999999"])
     Traceback (most recent call last):
     ...
-    solver.engine.ProtocolError: go iterations: 99999999999999999999 is out of range (1 to 1000000000)
+    solver.errors.ProtocolError: go iterations: 99999999999999999999 is out of range (1 to 1000000000)
     """
     limits: dict = {}
     i = 0
@@ -246,7 +243,7 @@ class Engine:
             if handler is None:
                 raise ProtocolError(f"unknown command {quote(command)}")
             handler(args, line)
-        except ValueError as e:  # PositionError, ProtocolError, a bad number
+        except DnoirError as e:  # PositionError, ProtocolError, MoveError...: the input's mistake
             self.send(f"error {error_text(str(e))}")
         except Exception as e:  # a bug must not end the session: one line, and the engine goes on
             self.send(f"error internal error ({type(e).__name__}: {error_text(str(e))})")

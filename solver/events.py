@@ -17,7 +17,7 @@ and the reason.
 >>> apply_events(start, "8 +4 +4")
 Traceback (most recent call last):
 ...
-solver.events.EventError: event 3 (+4): a cannot play +4: the legal moves are 6 7 +3 C T
+solver.errors.EventError: event 3 (+4): a cannot play +4: the legal moves are 6 7 +3 C T
 """
 
 from __future__ import annotations
@@ -25,20 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import CardError, Move, counts_of, parse_cards
+from .errors import DnoirError, EventError, OptionError
 from .notation import PLAYERS
 from .position import Position
 
 HAND_PREFIX = "hand:"
-
-
-class EventError(ValueError):
-    """An event that cannot be applied: its index (from 1), its token and the reason."""
-
-    def __init__(self, index: int, token: str, reason: str):
-        super().__init__(f"event {index} ({token}): {reason}")
-        self.index = index
-        self.token = token
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -97,24 +88,25 @@ def apply_event(pos: Position, event: Event, observer: int | None = None, index:
     try:
         if event.move is not None:
             if pos.is_over:
-                raise ValueError("the game is over")
+                raise EventError(index, event.token, "the game is over")
             mover_hand = pos.hands[pos.to_move]
             if mover_hand is not None and event.move not in pos.legal_moves():
                 legal = " ".join(str(m) for m in pos.legal_moves())
-                raise ValueError(f"{PLAYERS[pos.to_move]} cannot play {event.move}: the legal moves are {legal}")
+                raise EventError(index, event.token,
+                                 f"{PLAYERS[pos.to_move]} cannot play {event.move}: the legal moves are {legal}")
             return pos.play(event.move)
         if pos.is_over:
-            raise ValueError("the game is over")
+            raise EventError(index, event.token, "the game is over")
         if observer is None:
-            raise ValueError("cannot tell whose hand this is: start from a view with your own hand known "
-                             "and the other hidden")
+            raise EventError(index, event.token, "cannot tell whose hand this is: start from a view with your "
+                             "own hand known and the other hidden")
         if pos.hands[observer] is not None:
-            raise ValueError(f"the hand of {PLAYERS[observer]} is already known (a new hand is given "
-                             "only at a round start, before it is played from)")
+            raise EventError(index, event.token, f"the hand of {PLAYERS[observer]} is already known (a new hand "
+                             "is given only at a round start, before it is played from)")
         return pos.deal(observer, event.hand)
     except EventError:
         raise
-    except ValueError as e:
+    except DnoirError as e:  # the position's own verdict (MoveError, PositionError), not a bug
         raise EventError(index, event.token, str(e)) from None
 
 
@@ -140,4 +132,4 @@ def apply_option(pos: Position, text: str | None) -> Position:
     try:
         return apply_events(pos, text)
     except EventError as e:
-        raise ValueError(f"--moves: {e}") from None
+        raise OptionError(f"--moves: {e}") from None

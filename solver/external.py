@@ -78,12 +78,6 @@ def close_all_engines() -> None:
         bot.close()
 
 
-def kill_all_engines() -> None:
-    """Kill every engine this process started, at once and without a word (for signal handlers)."""
-    for bot in list(_RUNNING):
-        bot.kill()
-
-
 def _read_lines(stream, lines: queue.Queue) -> None:
     """The reader thread of one engine process: its lines, then None at the end of its output."""
     try:

@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from ._cfr import GameTree
 from .cards import COMPOSITION, NKINDS, Move, format_counts
+from .errors import GameTooBig
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 
@@ -53,10 +54,6 @@ GAME_NOTE = ("both hands and the removed cards dealt uniformly from the cards no
 
 # `GameTree.count`'s largest cap: count the whole tree, as far as node indices reach.
 COUNT_ALL = 0xFFFFFFFF
-
-
-class GameTooBig(ValueError):
-    """The public tree would not fit the memory or time limit; the message gives the estimate."""
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,9 @@ import json
 import os
 from collections.abc import Callable
 
+from .errors import OutputFileError
+
 _CHUNK = 1 << 16
-
-
-class OutputFileError(ValueError):
-    """An output file that cannot be opened for writing: the message names it and says why."""
 
 
 def _is_json(line: bytes) -> bool:

@@ -25,20 +25,7 @@ ROUNDS = 4
 TAKEN_FIELDS = {"-": 0, "a": 1, "b": 2, "ab": 3}
 
 
-class PositionError(ValueError):
-    """An invalid position; the message names the field and the reason.
-
-    >>> try:
-    ...     parse_fields("5+2 678+3C/????? ./. 5 a -")
-    ... except PositionError as e:
-    ...     print(e)
-    round: '5' is not a round (1 to 4)
-    """
-
-    def __init__(self, field: str, reason: str):
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
+from .errors import PositionError  # noqa: E402,F401 - defined in solver.errors, importable from here
 
 
 def deck_size(round_: int) -> int:
@@ -193,7 +180,7 @@ def normalize(line, hands, hand_sizes, colls, round, to_move, taken, deck, remov
     ...           round=1, to_move=0, taken=0, deck=None, removed=None)
     Traceback (most recent call last):
     ...
-    solver.notation.PositionError: line: 11 is out of range for a card kind (0 to 10)
+    solver.errors.PositionError: line: 11 is out of range for a card kind (0 to 10)
     """
     line = _kinds("line", line, NCARDS)
     hands = _sequence("hands", hands, length=2)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from .board import render_advice, render_board, render_score
 from .cards import KINDS, TAKE_TOKEN, counts_of, format_counts, parse_cards
+from .errors import DnoirError, SavedGameError
 from .events import HAND_PREFIX, EventError, apply_event, parse_event
 from .notation import PLAYERS
 from .position import Position
@@ -140,27 +141,27 @@ class Game:
 
     @classmethod
     def from_record(cls, record: dict) -> "Game":
-        """The game of a record written by `to_record`; ValueError names a missing or bad field."""
+        """The game of a record written by `to_record`; SavedGameError names a missing or bad field."""
         if not isinstance(record, dict):
-            raise ValueError("a saved game is one JSON object")
+            raise SavedGameError("a saved game is one JSON object")
         seat = record.get("seat")
         if seat not in ("a", "b"):
-            raise ValueError(f"field 'seat': {seat!r} is not a or b")
+            raise SavedGameError(f"field 'seat': {seat!r} is not a or b")
         tracked = "start" in record
         start_field, events_field = ("start", "events") if tracked else ("deal", "moves")
         for name in (start_field, events_field):
             if not isinstance(record.get(name), str):
-                raise ValueError(f"field {name!r}: missing or not a string")
+                raise SavedGameError(f"field {name!r}: missing or not a string")
         start = Position.parse(record[start_field])
         if not tracked and not start.is_full:
-            raise ValueError("field 'deal': a game against a bot starts from a full deal")
+            raise SavedGameError("field 'deal': a game against a bot starts from a full deal")
         game = cls(seat=PLAYERS.index(seat), start=start, tracked=tracked,
                    engine=None if tracked else _engine_of(record, seat), seed=record.get("seed"))
         try:
             for token in record[events_field].split():
                 game.push(token)
         except EventError as e:
-            raise ValueError(f"field {events_field!r}: {e}") from None
+            raise SavedGameError(f"field {events_field!r}: {e}") from None
         return game
 
 
@@ -397,19 +398,19 @@ def write_record(path: str, record: dict) -> None:
 
 
 def load_game(path: str) -> Game:
-    """The game saved in `path` (the last JSON line of the file); ValueError says what is wrong."""
+    """The game saved in `path` (the last JSON line of the file); SavedGameError says what is wrong."""
     with open(path) as f:
         lines = [line for line in f if line.strip()]
     if not lines:
-        raise ValueError(f"{path}: empty, no saved game")
+        raise SavedGameError(f"{path}: empty, no saved game")
     try:
         record = json.loads(lines[-1])
     except ValueError as e:
-        raise ValueError(f"{path} line {len(lines)}: not valid JSON ({e})") from None
+        raise SavedGameError(f"{path} line {len(lines)}: not valid JSON ({e})") from None
     try:
         return Game.from_record(record)
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
+    except DnoirError as e:  # SavedGameError, PositionError: the file's mistake, not a bug
+        raise SavedGameError(f"{path}: {e}") from None
 
 
 def make_player(spec: str, seed: int = 0):
@@ -448,5 +449,5 @@ def ask_start(loop_in, out, seat: int | None = None) -> Game:
             raise Quit("quit")
         try:
             return Game.track(start_view(seat, first, line or ".", hand or "."), seat)
-        except ValueError as e:
+        except DnoirError as e:  # CardError, PositionError: ask again; a bug is not the answer's fault
             loop.say(f"error: {e}")

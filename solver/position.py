@@ -21,8 +21,7 @@ from .notation import (
 EXAMPLE_DNP = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 
 
-class MoveError(ValueError):
-    """A move that cannot be played in the position it was given for."""
+from .errors import MoveError  # noqa: E402,F401 - defined in solver.errors, importable from here
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ result | must be an object, not null
 from __future__ import annotations
 
 from .cards import CardError, Move
+from .errors import RecordError
 from .notation import PLAYERS, PositionError
 from .position import Position
 
@@ -35,15 +36,6 @@ MATCH_FIELDS = ("deal", "moves", "result", "pairing", "pair", "game", "match_see
 WINNERS = ("a", "b", "draw")
 FAULT_KINDS = ("timeout", "illegal", "crash")  # the kinds solver.match.summarise counts
 SCORE_FIELDS = ("majorities", "sets", "alliances", "betrayals", "total")
-
-
-class RecordError(ValueError):
-    """A game record that cannot be used: `field` names the field, `reason` says why."""
-
-    def __init__(self, field: str, reason: str):
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
 
 
 def _is_int(value) -> bool:

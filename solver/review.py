@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from .analysis import BLUNDER, MISTAKE, grade
+from .errors import RecordError
 from .events import HAND_PREFIX, EventError, apply_event, observer_of, parse_event
 from .notation import PLAYERS, ROUNDS
 from .position import Position
@@ -77,21 +78,21 @@ def mark_for(low: float) -> str:
 
 
 def game_of(record: dict) -> tuple[Position, list[str], set[str]]:
-    """(start position, event tokens, seats to review) of a record; ValueError names a bad field."""
+    """(start position, event tokens, seats to review) of a record; RecordError names a bad field."""
     if not isinstance(record, dict):
-        raise ValueError("a game record is one JSON object")
+        raise RecordError("record", "a game record is one JSON object")
     if "start" in record:
         start_field, events_field = "start", "events"
     else:
         start_field, events_field = "deal", "moves"
     for name in (start_field, events_field):
         if not isinstance(record.get(name), str):
-            raise ValueError(f"field {name!r}: missing or not a string")
+            raise RecordError(f"field {name!r}", "missing or not a string")
     seat = record.get("seat")
     if seat is not None and seat not in ("a", "b"):
-        raise ValueError(f"field 'seat': {seat!r} is not a or b")
+        raise RecordError("field 'seat'", f"{seat!r} is not a or b")
     if start_field == "start" and seat is None:
-        raise ValueError("field 'seat': a tracked game needs the seat it was followed from")
+        raise RecordError("field 'seat'", "a tracked game needs the seat it was followed from")
     seats = {seat} if seat is not None else set(PLAYERS)
     return Position.parse(record[start_field]), record[events_field].split(), seats
 
@@ -145,7 +146,7 @@ def review_record(record: dict, seconds: float | None = None, iterations: int | 
     """Every reviewed decision of a game record, in order (see the module docstring).
 
     `seconds`/`iterations` is the search budget of each decision before round 4 (default
-    1 s); `seats` limits the review to those players. ValueError names what is wrong with
+    1 s); `seats` limits the review to those players. RecordError names what is wrong with
     the record (a field, or the move that cannot be played, with its index).
     """
     pos, tokens, reviewed = game_of(record)
@@ -169,7 +170,7 @@ def review_record(record: dict, seconds: float | None = None, iterations: int | 
         try:
             pos = apply_event(pos, event, observer, index)
         except EventError as e:
-            raise ValueError(f"{'event' if 'start' in record else 'move'} {index} ({token}): {e.reason}") from None
+            raise RecordError(f"{'event' if 'start' in record else 'move'} {index} ({token})", e.reason) from None
     return decisions
 
 

@@ -13,8 +13,9 @@ Public interface
 KINDS, COMPOSITION
 RefState.from_dnp(text) / .to_dnp() / .legal_moves() / .play(move) /
          .is_over() / .result()
-random_deal(rng), perft(state, depth), random_game(rng, state=None),
-solve_outcome(state)
+random_deal(rng), perft(state, depth), random_game(rng, state=None)
+
+Solving is tests/brute.py's job, on top of this model.
 
 Example::
 
@@ -40,9 +41,7 @@ __all__ = [
     "score_breakdown",
     "random_deal",
     "perft",
-    "divide",
     "random_game",
-    "solve_outcome",
 ]
 
 # ---------------------------------------------------------------------------
@@ -523,14 +522,6 @@ class RefState:
         out["winner"], out["how"] = "draw", "draw"
         return out
 
-    @property
-    def winner(self):
-        return self.result()["winner"]
-
-    @property
-    def how(self):
-        return self.result()["how"]
-
 
 # ---------------------------------------------------------------------------
 # Setup, perft, random games
@@ -572,11 +563,6 @@ def perft(state: RefState, depth: int) -> int:
     return total
 
 
-def divide(state: RefState, depth: int) -> dict:
-    """{move: perft(child, depth - 1)} for each legal move."""
-    return {m: perft(state.play(m), depth - 1) for m in state.legal_moves()}
-
-
 def random_game(rng: random.Random, state: RefState | None = None):
     """Play uniformly random distinct legal moves until the game ends.
     Returns (final state, list of moves)."""
@@ -588,76 +574,3 @@ def random_game(rng: random.Random, state: RefState | None = None):
         moves.append(m)
         state = state.play(m)
     return state, moves
-
-
-# ---------------------------------------------------------------------------
-# Brute-force minimax (open hands)
-# ---------------------------------------------------------------------------
-
-def _value_for(final: RefState, player: str) -> int:
-    """+1 win, 0 draw, -1 loss for `player` in a finished game."""
-    w = final.result()["winner"]
-    if w == "draw":
-        return 0
-    return 1 if w == player else -1
-
-
-def _child_value(child: RefState, me: str, memo: dict) -> int:
-    """Value (+1/0/-1) of `child` for player `me`, who moved into it.  The
-    same player may move twice in a row across a round boundary, so the
-    child's value is converted by comparing movers."""
-    if child.is_over():
-        return _value_for(child, me)
-    if child.to_move == me:
-        return _minimax(child, memo)
-    return -_minimax(child, memo)
-
-
-def _minimax(state: RefState, memo: dict) -> int:
-    """Value (+1/0/-1) of a non-finished state for its side to move, by full
-    search.  Note the same player may move twice in a row across a round
-    boundary, so the child's value is converted by comparing movers."""
-    key = state.to_dnp()
-    if key in memo:
-        return memo[key]
-    me = state.to_move
-    if state.round == ROUNDS and state.taken == set(PLAYERS):
-        # RULES.md "Facts worth knowing": in round 4, once both players have
-        # taken, no card can change owner again: the result is fixed.  Score
-        # the collections as they stand (same as playing the round out).
-        final = state.copy()
-        final.to_move = None
-        value = _value_for(final, me)
-        memo[key] = value
-        return value
-    best = -2
-    for m in state.legal_moves():
-        v = _child_value(state.play(m), me, memo)
-        if v > best:
-            best = v
-        if best == 1:
-            break  # a win cannot be improved on
-    memo[key] = best
-    return best
-
-
-def solve_outcome(state: RefState, memo: dict | None = None) -> str:
-    """'win' / 'draw' / 'loss' for the side to move under perfect play with
-    all cards known.  Meant for round-4 positions (it works anywhere the
-    tree is small enough)."""
-    if state.is_over():
-        raise ValueError("solve_outcome: the game is over")
-    v = _minimax(state, {} if memo is None else memo)
-    return {1: "win", 0: "draw", -1: "loss"}[v]
-
-
-def move_outcomes(state: RefState, memo: dict | None = None) -> dict:
-    """{move: 'win'/'draw'/'loss' for the side to move after that move}."""
-    if memo is None:
-        memo = {}
-    me = state.to_move
-    out = {}
-    for m in state.legal_moves():
-        v = _child_value(state.play(m), me, memo)
-        out[m] = {1: "win", 0: "draw", -1: "loss"}[v]
-    return out

@@ -1,0 +1,82 @@
+"""What every `dnoir` command module shares: positions given on the command line.
+
+A leaf of the command line (cli_games, cli_play, ...) imports from here, never from
+solver.cli, which imports the leaves to add their commands: the modules form a tree,
+not a circle.
+
+DNP positions may begin with '-' (a betrayal card at the old end of the line); such an
+argument is taken as the position, not as an option (see `PositionArgsCommand`).
+"""
+
+from __future__ import annotations
+
+import click
+
+from .position import Position
+
+MOVES_KEY = "dnoir.moves"
+
+
+class PositionArgsCommand(click.Command):
+    """A command whose positional arguments may start with '-' (DNP fields such as '-1-3+2').
+
+    Arguments that look like cards ('-1-3+2', '-') are moved behind '--', so click reads
+    them as positional; options, known or not, are left to click.
+    """
+
+    def parse_args(self, ctx, args):
+        """Move card-like arguments behind '--' before click parses them."""
+        takes_value, flags = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names = param.opts + param.secondary_opts
+                (flags if param.is_flag or param.count else takes_value).update(names)
+        options, positional, i = [], [], 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":
+                positional.extend(args[i + 1:])
+                break
+            name = arg.split("=", 1)[0]
+            if looks_like_cards(arg):
+                positional.append(arg)
+            elif name in flags or (name in takes_value and "=" in arg):
+                options.append(arg)
+            elif name in takes_value:
+                options.extend(args[i:i + 2])
+                i += 1
+            elif arg.startswith("-") and arg != "-":
+                options.append(arg)  # an unknown option: click names it in its error
+            else:
+                positional.append(arg)
+            i += 1
+        return super().parse_args(ctx, options + ["--"] + positional)
+
+
+def looks_like_cards(arg: str) -> bool:
+    """A DNP or a field of one starting with a betrayal ('-1...'), or the lone '-' of a field.
+
+    >>> looks_like_cards("-1-3+2"), looks_like_cards("-"), looks_like_cards("--json")
+    (True, True, False)
+    """
+    return arg == "-" or (len(arg) > 1 and arg[0] == "-" and arg[1].isdigit())
+
+
+def position_arg(words: tuple[str, ...], default: str | None = None) -> Position:
+    """The position given as one quoted argument or as its fields unquoted, after any `--moves`."""
+    if not words:
+        if default is None:
+            raise click.UsageError("a position (DNP) is required")
+        words = (default,)
+    from .events import apply_option
+
+    ctx = click.get_current_context(silent=True)
+    return apply_option(Position.parse(" ".join(words)), ctx.meta.get(MOVES_KEY) if ctx else None)
+
+
+def moves_option(f):
+    """The `--moves EVENTS` option of a command that takes a DNP: `position_arg` applies the events."""
+    return click.option("--moves", metavar="EVENTS", default=None, expose_value=False,
+                        callback=lambda ctx, _param, value: ctx.meta.__setitem__(MOVES_KEY, value),
+                        help="Events applied to the DNP first: move tokens and hand:<cards> for your "
+                             "new hand at a round start, e.g. \"8 -1 T\".")(f)
