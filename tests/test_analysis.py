@@ -323,10 +323,6 @@ def test_a_torn_last_jsonl_line_is_removed_before_appending(tmp_path):
     assert out.read_bytes() == first + second  # the torn piece is gone, not left as a broken line
 
 
-def csv_body(path) -> list[str]:
-    return sorted(open(path, newline="").read().splitlines()[1:])
-
-
 def test_a_csv_result_counts_only_when_all_its_rows_are_in(tmp_path):
     src = tmp_path / "in.txt"
     write_lines(src, positions(3) + [json.dumps(dict(game_record(), id="g"))])

@@ -66,10 +66,6 @@ def counts_of_tokens(tokens):
     return tuple(counts)
 
 
-def tokens_of_counts(counts):
-    return [KINDS[k] for k in range(NKINDS) for _ in range(counts[k])]
-
-
 def reference_deals(pos):
     """[(hand a tokens, hand b tokens, probability)] over every deal of labelled cards."""
     public = list(pos.line) + [k for c in pos.colls for k in range(NKINDS) for _ in range(c[k])]
