@@ -24,6 +24,7 @@ import click
 # Budgets. A billion iterations is about half an hour of ISMCTS on one core, and keeps
 # every visit counter (32 bits) far from wrapping.
 MAX_ITERATIONS = 1_000_000_000
+MIN_SECONDS = 0.001  # one millisecond, the engine protocol's unit
 MAX_SECONDS = 86_400.0  # one day
 MAX_MOVETIME_MS = 86_400_000
 # Resources.

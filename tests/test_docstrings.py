@@ -9,7 +9,8 @@ MODULES = ["solver", "solver.cards", "solver.notation", "solver.position", "solv
            "solver.search", "solver.bots", "solver.engine", "solver.arena", "solver._ismcts", "solver._pimc",
            "solver.bench.search", "solver.bench.signature", "solver.match", "solver.stats", "solver.external", "solver.parallel", "solver.jsonl", "solver.analysis", "solver.batch", "solver.bench.analyse",
            "solver._endgame", "solver.bench.solve",
-           "solver._core", "solver.bench.speed", "solver.bounds", "solver.progress", "solver.records"]
+           "solver._core", "solver.bench.speed", "solver.bounds", "solver.progress", "solver.records",
+           "solver.limit"]
 
 
 @pytest.mark.parametrize("name", MODULES)
