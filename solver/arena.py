@@ -15,8 +15,9 @@ from __future__ import annotations
 import atexit
 from dataclasses import asdict
 
-from .bots import make_bot, parse_spec
+from .bots import make_bot
 from .external import EngineFault, ExternalBot, close_all_engines
+from .limit import Limit
 from .notation import PLAYERS
 from .position import Position
 from .search import thread_seed
@@ -50,35 +51,44 @@ def close_engines() -> None:
 atexit.register(close_engines)
 
 
-def make_player(spec: str, seed: int = 0, movetime_ms: int | None = None, iterations: int | None = None):
+def make_player(spec: str, seed: int = 0, limit: Limit | None = None):
     """A bot for a spec, or an external engine for 'cmd:<command>' (started once per process).
 
-    `movetime_ms` / `iterations` set the budget of external engines and of ISMCTS specs that
-    do not name their own.
+    `limit` is the budget a move of external engines (all of it) and of ISMCTS specs that
+    do not name their own: its iterations when it has some (so that the games can be
+    replayed), else its time.
     """
     if spec.startswith("cmd:"):
-        key = (spec, movetime_ms, iterations)
+        key = (spec, limit)
         if key not in _ENGINES:
-            _ENGINES[key] = ExternalBot(spec[4:].strip(), movetime_ms=movetime_ms, iterations=iterations, seed=seed)
+            _ENGINES[key] = ExternalBot(spec[4:].strip(), limit=limit, seed=seed)
         return _ENGINES[key]
-    name, params = parse_spec(spec)
-    if name == "ismcts" and not {"iterations", "time"} & set(params):
-        if iterations is not None:
-            spec += ("," if ":" in spec else ":") + f"iterations={iterations}"
-        elif movetime_ms is not None:
-            spec += ("," if ":" in spec else ":") + f"time={movetime_ms / 1000}"
-    return make_bot(spec, seed=seed)
+    if limit is not None and limit.iterations is not None:
+        limit = Limit(iterations=limit.iterations)
+    return make_bot(spec, seed=seed, limit=limit)
 
 
-def play_game(deal: Position, specs: tuple[str, str], seed: int = 0, movetime_ms: int | None = None,
-              iterations: int | None = None) -> dict:
+def record_settings(limit: Limit | None) -> dict:
+    """The `settings` of a game record: the budget as the match commands take it
+    (`movetime_ms`, `iterations`), null where not given.
+
+    >>> record_settings(Limit(seconds=0.1)), record_settings(None)
+    ({'movetime_ms': 100, 'iterations': None}, {'movetime_ms': None, 'iterations': None})
+    """
+    if limit is None:
+        return dict(movetime_ms=None, iterations=None)
+    return dict(movetime_ms=limit.ms, iterations=limit.iterations)
+
+
+def play_game(deal: Position, specs: tuple[str, str], seed: int = 0, limit: Limit | None = None) -> dict:
     """Play one game from a full deal: specs[0] plays a, specs[1] plays b; return its record.
 
     Each player sees only its own view. An external engine's fault (at the start of the
     game or on a move) ends the game, lost by that engine, and the record logs the
-    position it was asked about (at the start: its view of the deal).
+    position it was asked about (at the start: its view of the deal). `limit` is the
+    budget a move of the players that do not set their own (see `make_player`).
     """
-    bots = [make_player(spec, thread_seed(seed, p), movetime_ms, iterations) for p, spec in enumerate(specs)]
+    bots = [make_player(spec, thread_seed(seed, p), limit) for p, spec in enumerate(specs)]
     pos, moves, fault = deal, [], None
     for p, bot in enumerate(bots):
         # (re)starting an engine can fail too: that costs this game, not the match
@@ -100,7 +110,7 @@ def play_game(deal: Position, specs: tuple[str, str], seed: int = 0, movetime_ms
         moves.append(str(move))
     record = dict(deal=str(deal), moves=" ".join(moves), result=result_dict(pos, fault),
                   players=dict(a=specs[0], b=specs[1]), seed=seed,
-                  settings=dict(movetime_ms=movetime_ms, iterations=iterations))
+                  settings=record_settings(limit))
     names = {PLAYERS[p]: getattr(bot, "engine_name", None) for p, bot in enumerate(bots)}
     if any(names.values()):
         record["engines"] = names

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from ._ismcts import POLICY_NAMES
 from ._pimc import flat_values
 from .bounds import (
-    MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_WORLDS, real, whole,
+    MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_WORLDS, MIN_SECONDS, real, whole,
 )
 from .cards import Move
 from .errors import SpecError
+from .limit import Limit
 from .position import Position
 from .search import DEFAULT_EXPLORATION, DEFAULT_POLICY, advise, thread_seed
 
@@ -75,6 +76,7 @@ class Bot:
 
     name = "bot"
     KEYS: dict[str, Key] = {"seed": SEED}
+    TAKES_LIMIT = False  # True for a bot that searches within a budget (a `limit`)
 
     def __init__(self, seed: int = 0):
         self.seed = BOT_SEED.read("seed", seed)
@@ -131,33 +133,51 @@ class PimcBot(Bot):
 
 
 class IsmctsBot(Bot):
-    """`advise` with a fixed budget: `iterations` per move, or `time` seconds per move."""
+    """`advise` within a fixed budget a move: the spec's `iterations` and/or `time` (seconds),
+    else `limit`, else DEFAULT_LIMIT (2000 iterations).
 
-    KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", 0.001, MAX_SECONDS),
+    >>> IsmctsBot(time=0.25).limit == Limit(seconds=0.25)
+    True
+    """
+
+    KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", MIN_SECONDS, MAX_SECONDS),
             "threads": Key("whole", 1, MAX_THREADS), "policy": POLICY,
             "exploration": Key("real", 0.0, MAX_EXPLORATION), "seed": SEED}
+    TAKES_LIMIT = True
+    DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
-                 threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION):
+                 threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION,
+                 limit: Limit | None = None):
         super().__init__(seed)
-        if iterations is None and time is None:
-            iterations = 2000
         keys = self.KEYS
-        self.iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
-        self.time = keys["time"].read("time", time) if time is not None else None
+        iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
+        time = keys["time"].read("time", time) if time is not None else None
+        self.limit = Limit.given(seconds=time, iterations=iterations) or limit or self.DEFAULT_LIMIT
+        if self.limit.infinite:
+            raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
         self.policy = POLICY.read("policy", policy)
         self.exploration = keys["exploration"].read("exploration", exploration)
-        budget = f"iterations={self.iterations}" if self.iterations is not None else f"time={self.time}"
-        self.name = f"ismcts:{budget}"
+        self.name = f"ismcts:{spec_budget(self.limit)}"
 
-    def choose(self, view: Position, seconds: float | None = None) -> Move:
-        """The advised move; `seconds` overrides the bot's own budget (the engine's movetime)."""
-        iterations = None if seconds is not None else self.iterations
-        advice = advise(view, seconds=seconds if seconds is not None else self.time, iterations=iterations,
-                        threads=self.threads, seed=self._next_seed(), policy=self.policy,
-                        exploration=self.exploration)
+    def choose(self, view: Position, limit: Limit | None = None) -> Move:
+        """The advised move; `limit` replaces the bot's own budget for this move."""
+        advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
+                        policy=self.policy, exploration=self.exploration)
         return Move.parse(advice.best)
+
+
+def spec_budget(limit: Limit) -> str:
+    """A finite limit as the keys of a bot spec.
+
+    >>> spec_budget(Limit(seconds=0.1, iterations=2000))
+    'iterations=2000,time=0.1'
+    """
+    keys = [f"iterations={limit.iterations}"] if limit.iterations is not None else []
+    if limit.seconds is not None:
+        keys.append(f"time={limit.seconds}")  # as repr: the spec reads back the same number
+    return ",".join(keys)
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "pimc": PimcBot, "ismcts": IsmctsBot}
@@ -219,12 +239,19 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return _split(spec)
 
 
-def make_bot(spec: str, seed: int = 0) -> Bot:
+def make_bot(spec: str, seed: int = 0, limit: Limit | None = None) -> Bot:
     """A bot from its spec; SpecError (a ValueError) names what is wrong with a bad one.
 
-    A `seed` key in the spec replaces the `seed` argument.
+    A `seed` key in the spec replaces the `seed` argument. `limit` is the budget of a bot
+    that searches (ISMCTS) when its spec names none (`iterations=`, `time=`); other bots
+    ignore it.
+
+    >>> make_bot("ismcts", limit=Limit(seconds=0.05)).limit == make_bot("ismcts:time=0.05").limit
+    True
     """
     name, params = check_spec(spec)
     if "seed" in params:
         seed = params.pop("seed")
+    if limit is not None and BOTS[name].TAKES_LIMIT:
+        params["limit"] = limit
     return BOTS[name](seed=thread_seed(seed, 0), **params)

@@ -180,13 +180,14 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
     import signal
     import threading
 
+    from .limit import Limit
     from .search import advise as advise_position
 
     pos = position_arg(dnp, default=EXAMPLE_DNP)
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
     try:
-        result = advise_position(pos, seconds=seconds, iterations=iterations, threads=threads, seed=seed,
+        result = advise_position(pos, Limit.given(seconds, iterations), threads=threads, seed=seed,
                                  policy=policy, max_nodes=max_nodes, stop=stop)
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -22,19 +22,20 @@ from .progress import Progress
 from .position import Position
 
 
-def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers, scheduler, sprt=None):
+def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt=None):
     """Play every game of the pairings with a progress bar, writing each record to `out` at once.
 
     Returns ({pairing: PairingTally} over this run's games and those resumed, stop reason
     or None). Ctrl-C (or SIGTERM) stops the run and keeps every finished game; with
     `resume`, games already in `out` are skipped, and a file of another match is refused
     before it is touched. Games are made as they are needed and only counted once
-    played, so any number of pairs starts at once and runs in flat memory.
+    played, so any number of pairs starts at once and runs in flat memory. `limit` is the
+    budget of --movetime and --iterations (see `_match_limit`).
     """
     from .match import PairingTally, make_jobs, read_records, record_key, run_jobs
 
     tallies = {tuple(p): PairingTally(*p) for p in pairings}
-    run = make_jobs(pairings, pairs, seed, movetime, iterations)
+    run = make_jobs(pairings, pairs, seed, limit)
     done = set()
     if out is not None:
         if os.path.exists(out) and os.path.getsize(out) > 0 and not resume:
@@ -45,12 +46,12 @@ def _run_games(pairings, pairs, seed, movetime, iterations, out, resume, workers
             for record in previous:
                 key = record_key(record)
                 if key not in run:
-                    raise click.UsageError(_other_match(out, key, pairings, pairs, seed, movetime, iterations))
+                    raise click.UsageError(_other_match(out, key, pairings, pairs, seed, limit))
                 if key not in done:  # a game written twice counts once
                     done.add(key)
                     tallies[tuple(record["pairing"])].add(record)
             del previous
-    jobs = make_jobs(pairings, pairs, seed, movetime, iterations, done=done)
+    jobs = make_jobs(pairings, pairs, seed, limit, done=done)
     if done:
         click.echo(f"resuming: {len(done)} games already in {out}, {len(jobs)} to play", err=True)
     games = run_jobs(jobs, workers=workers, scheduler=scheduler)  # a cluster is reached here
@@ -125,9 +126,12 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
-def _other_match(out, key, pairings, pairs, seed, movetime, iterations) -> str:
+def _other_match(out, key, pairings, pairs, seed, limit) -> str:
     """The one line that refuses to resume `out`: what its game `key` has that this run has not."""
+    from .match import budget_key
+
     x, y, its_seed, its_movetime, its_iterations, pair, _ = key
+    movetime, iterations = budget_key(limit)
     if (x, y) not in {tuple(p) for p in pairings}:
         what = f"it holds {x} against {y}"
     elif its_seed != seed:
@@ -138,6 +142,15 @@ def _other_match(out, key, pairings, pairs, seed, movetime, iterations) -> str:
         what = f"it holds pair {pair}: give --pairs {pair + 1} or more"
     return (f"--resume: {out} was written by another match ({what}); resume with the same specs, "
             f"--seed and budgets, or choose another --out")
+
+
+def _match_limit(movetime, iterations):
+    """The Limit of --movetime (milliseconds) and --iterations; None when neither is given."""
+    from .limit import Limit
+
+    if movetime is None and iterations is None:
+        return None
+    return Limit.from_ms(movetime, iterations=iterations, name="--movetime")
 
 
 def _budgets_text(movetime, iterations) -> str:
@@ -218,8 +231,8 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
         test = Sprt.parse(sprt) if sprt else None
     except ValueError as e:  # Sprt.parse only reads the option's text: any ValueError is the text's
         raise OptionError(str(e)) from None
-    tallies, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, movetime, iterations, out,
-                               resume, workers or os.cpu_count() or 1, scheduler, sprt=test)
+    tallies, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, _match_limit(movetime, iterations),
+                               out, resume, workers or os.cpu_count() or 1, scheduler, sprt=test)
     tally = tallies[(a, b)]
     summary = tally.summary()
     if as_json:
@@ -255,7 +268,7 @@ def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, it
     pairings = [(x, y) for i, x in enumerate(specs) for y in specs[i + 1:]]
     if plot:
         budgets = _budgets(specs)  # fail before playing, not after
-    tallies, stop = _run_games(pairings, pairs, seed, movetime, iterations, out, resume,
+    tallies, stop = _run_games(pairings, pairs, seed, _match_limit(movetime, iterations), out, resume,
                                workers or os.cpu_count() or 1, scheduler)
     index = {s: i for i, s in enumerate(specs)}
     results = []  # (X, Y, X's score) a game; the same three tuples over and over

@@ -40,8 +40,14 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
     Commands at the prompt: a move (8, +3, -1, C, T), hint, undo, show, save FILE, help,
     quit. Reads one command a line, so it also works with input from a pipe or a file.
     """
+    from .limit import Limit
     from .play import DEFAULT_ENGINE, Game, PlayLoop, Quit, ask_start, load_game, make_player, write_record
     from .position import Position
+
+    try:
+        review_limit = Limit(seconds=review_time) if review_time > 0 else None
+    except ValueError as e:  # between 0 and a millisecond
+        raise click.BadParameter(f"0 (no review) or {str(e).split(': ', 1)[1]}", param_hint="--review-time") from None
 
     if track and engine_spec is not None:
         raise click.UsageError("--track follows a game played elsewhere: it takes no --engine")
@@ -75,7 +81,7 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
             write_record(record, game.to_record())
         except OSError as e:
             raise click.BadParameter(f"cannot write {record}: {e.strerror or e}", param_hint="--record") from None
-    loop = PlayLoop(game, inp, out, engine=engine, hint_seconds=hint_time, review_seconds=review_time,
+    loop = PlayLoop(game, inp, out, engine=engine, hint_limit=Limit(seconds=hint_time), review_limit=review_limit,
                     record=record, threads=threads)
     loop.run()
     return 0
@@ -117,6 +123,7 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, as_json
     the seat it was played). Round 4 is exact (as `dnoir analyse`); rounds 1 to 3 are
     searched, and a move is marked ? or ?? only when the 95% interval of its loss says so.
     """
+    from .limit import Limit
     from .review import render_review, review_record
 
     records = _read_records(record_file)
@@ -133,7 +140,7 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, as_json
             if progress:
                 click.echo(f"\rreviewing game {number}: move {decision.ply} done ", err=True, nl=False)
         try:
-            decisions = review_record(record, seconds=seconds, iterations=iterations, seed=seed, threads=threads,
+            decisions = review_record(record, Limit.given(seconds, iterations), seed=seed, threads=threads,
                                       seats={seat} if seat else None, on_decision=emit)
         except DnoirError as e:  # the record's mistake (a field, a move); anything else is a bug
             raise click.ClickException(f"{record_file} line {line}: {e}") from None

@@ -37,18 +37,20 @@ import re
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import __version__
 from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .bounds import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SEED, MAX_THREADS,
-                     MIN_NODES, real, whole)
+                     MIN_NODES, MIN_SECONDS, real, whole)
 from .errors import DnoirError, ProtocolError
+from .limit import MS_PER_SECOND, Limit
 from .notation import ROUNDS
 from .position import Position
 from .search import DEFAULT_EXPLORATION, DEFAULT_MAX_NODES, DEFAULT_POLICY, advise
 
-DEFAULT_MOVETIME_MS = 1000
+# The budget of a `go` that gives no movetime, iterations or infinite.
+DEFAULT_LIMIT = Limit(seconds=1.0)
 # The search ends this long before movetime, leaving room to rank the moves and answer.
 SAFETY_SECONDS = 0.02
 # Length of one search slice: the longest a running search takes to notice `stop`.
@@ -57,7 +59,7 @@ SLICE_SECONDS = 0.015
 INFO_EVERY_SECONDS = 0.25
 # Below this budget a round-4 position is searched rather than solved: the exact view
 # solve takes up to a few tens of milliseconds and the answer must not arrive late.
-EXACT_MIN_MOVETIME_MS = 150
+EXACT_MIN_SECONDS = 0.15
 # A command line longer than this (in bytes, without its newline) is refused unread:
 # the longest sensible command, a position, is under 200 characters.
 MAX_LINE_BYTES = 4096
@@ -127,12 +129,11 @@ class Option:
 
 @dataclass(frozen=True)
 class GoLimits:
-    """The limits of one `go`: movetime in ms, iterations, seed, or infinite."""
+    """What one `go` asks: the search's limit (movetime and/or iterations, infinite, or
+    DEFAULT_LIMIT) and its seed."""
 
-    movetime: int | None = None
-    iterations: int | None = None
+    limit: Limit = DEFAULT_LIMIT
     seed: int = 0
-    infinite: bool = False
 
 
 _GO_RANGES = {"movetime": (1, MAX_MOVETIME_MS), "iterations": (1, MAX_ITERATIONS), "seed": (0, MAX_SEED)}
@@ -142,7 +143,7 @@ def parse_go(args: list[str]) -> GoLimits:
     """The limits of `go <args>`; ProtocolError names the bad limit and its range.
 
     >>> parse_go(["movetime", "200", "seed", "3"])
-    GoLimits(movetime=200, iterations=None, seed=3, infinite=False)
+    GoLimits(limit=Limit(seconds=0.2, iterations=None, infinite=False), seed=3)
     >>> parse_go(["iterations", "99999999999999999999"])
     Traceback (most recent call last):
     ...
@@ -170,7 +171,13 @@ def parse_go(args: list[str]) -> GoLimits:
         i += 2
     if limits.get("infinite") and ("movetime" in limits or "iterations" in limits):
         raise ProtocolError("go: infinite cannot be combined with movetime or iterations")
-    return GoLimits(**limits)
+    seed = limits.get("seed", 0)
+    if limits.get("infinite"):
+        return GoLimits(Limit(infinite=True), seed)
+    if "movetime" in limits or "iterations" in limits:
+        # the one place where the protocol's milliseconds become a Limit
+        return GoLimits(Limit.from_ms(limits.get("movetime"), iterations=limits.get("iterations")), seed)
+    return GoLimits(DEFAULT_LIMIT, seed)
 
 
 @dataclass
@@ -301,7 +308,7 @@ class Engine:
         stop = threading.Event()
         thread = threading.Thread(target=self._search, name="dnoir-search", daemon=True,
                                   args=(self.position, limits, dict(self.settings), start, stop))
-        self._running = _Running(thread, stop, limits.infinite)
+        self._running = _Running(thread, stop, limits.limit.infinite)
         self._worker = thread
         thread.start()
 
@@ -314,14 +321,11 @@ class Engine:
     def _search(self, pos: Position, limits: GoLimits, settings: dict, start: float,
                 stop: threading.Event) -> None:
         try:
-            movetime, iterations = limits.movetime, limits.iterations
-            if limits.infinite:
-                iterations = MAX_ITERATIONS
-            seconds = None
-            if movetime is not None or (iterations is None and not limits.infinite):
-                budget = (movetime if movetime is not None else DEFAULT_MOVETIME_MS) / 1000
-                seconds = max(0.001, start + budget - SAFETY_SECONDS - time.perf_counter())
-            exact = pos.round == ROUNDS and (movetime is None or movetime >= EXACT_MIN_MOVETIME_MS)
+            asked = limit = limits.limit
+            if asked.seconds is not None:  # what is left of movetime once the answer is allowed for
+                left = start + asked.seconds - SAFETY_SECONDS - time.perf_counter()
+                limit = replace(asked, seconds=max(MIN_SECONDS, left))
+            exact = pos.round == ROUNDS and (asked.seconds is None or asked.seconds >= EXACT_MIN_SECONDS)
             max_nodes = min(MAX_NODES, max(MIN_NODES, settings["Hash"] * BYTES_PER_MB // NODE_BYTES))
             last_info = [start]
 
@@ -333,7 +337,7 @@ class Engine:
                     self.send(f"info {_timing(start, search.iterations)} best {top.move} "
                               f"expected {top.expected:.4f} visits {top.visits}")
 
-            advice = advise(pos, seconds=seconds, iterations=iterations, threads=settings["Threads"],
+            advice = advise(pos, limit, threads=settings["Threads"],
                             seed=limits.seed, policy=settings["Policy"], exploration=settings["Exploration"],
                             max_nodes=max_nodes, exact=exact, on_progress=progress, stop=stop,
                             slice_seconds=SLICE_SECONDS)
@@ -347,7 +351,7 @@ class Engine:
                 final = f"info {_timing(start, None)} exact {figures}"
             else:
                 final = f"info {_timing(start, advice.iterations)} {figures}"
-            if limits.infinite:  # the answer waits for `stop`, however soon the search ended
+            if asked.infinite:  # the answer waits for `stop`, however soon the search ended
                 self.send(final)
                 stop.wait()
                 final = None
@@ -394,7 +398,7 @@ class Engine:
 
 def _timing(start: float, iterations: int | None) -> str:
     elapsed = time.perf_counter() - start
-    text = f"time {int(elapsed * 1000)}"
+    text = f"time {int(elapsed * MS_PER_SECOND)}"
     if iterations is not None:
         text += f" iterations {iterations} ips {int(iterations / elapsed) if elapsed > 0 else 0}"
     return text

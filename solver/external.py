@@ -15,7 +15,7 @@ terminal does not reach them: their runner stops them) and, on Linux, die with t
 thread that started them, so none outlives the command that started it.
 
 >>> import sys
->>> bot = ExternalBot(f"{sys.executable} -I -m solver.cli engine", movetime_ms=50)
+>>> bot = ExternalBot(f"{sys.executable} -I -m solver.cli engine", limit=Limit(seconds=0.05))
 >>> pos = Position.random_deal(2)
 >>> bot.choose(pos.view("ab"[pos.to_move])) in pos.legal_moves()
 True
@@ -34,12 +34,16 @@ import time
 
 from .bounds import MAX_SEED
 from .cards import CardError, Move
+from .limit import Limit
 from .parallel import die_with_parent
 from .position import Position
 
 # Time allowed beyond movetime before an engine is declared out of time: the protocol's
 # 50 ms, plus room for a loaded machine and process start-up on the first move.
 GRACE_SECONDS = 1.0
+# An engine's budget when none is given; and how long a move on iterations alone may take.
+DEFAULT_LIMIT = Limit(seconds=1.0)
+ITERATIONS_WAIT_SECONDS = 60.0
 STARTUP_SECONDS = 30.0
 # How long `quit` may take before the engine is killed.
 QUIT_SECONDS = 2.0
@@ -90,14 +94,15 @@ def _read_lines(stream, lines: queue.Queue) -> None:
 
 
 class ExternalBot:
-    """A protocol-speaking engine started from a shell command."""
+    """A protocol-speaking engine started from a shell command, searching within `limit`
+    a move (default DEFAULT_LIMIT; an infinite limit is refused: no answer would come)."""
 
-    def __init__(self, command: str, movetime_ms: int | None = None, iterations: int | None = None,
-                 seed: int = 0):
+    def __init__(self, command: str, limit: Limit | None = None, seed: int = 0):
         self.command = command
         self.name = f"cmd:{command}"
-        self.movetime_ms = movetime_ms if movetime_ms is not None or iterations is not None else 1000
-        self.iterations = iterations
+        self.limit = DEFAULT_LIMIT if limit is None else limit
+        if self.limit.infinite:
+            raise ValueError("an external engine needs a finite limit (movetime, iterations or both)")
         self.seed = seed & MAX_SEED  # the protocol's seeds are whole numbers up to MAX_SEED
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue | None = None
@@ -259,14 +264,14 @@ class ExternalBot:
         self._discard_pending()
         self._send(f"position {view}")
         go = "go"
-        if self.movetime_ms is not None:
-            go += f" movetime {self.movetime_ms}"
-        if self.iterations is not None:
-            go += f" iterations {self.iterations}"
+        if self.limit.seconds is not None:
+            go += f" movetime {self.limit.ms}"
+        if self.limit.iterations is not None:
+            go += f" iterations {self.limit.iterations}"
         self.seed = (self.seed + 1) & MAX_SEED
         self._send(f"{go} seed {self.seed}")
-        limit = (self.movetime_ms / 1000 if self.movetime_ms is not None else 60.0) + GRACE_SECONDS
-        line = self._wait_for("bestmove", limit)
+        allowed = self.limit.seconds if self.limit.seconds is not None else ITERATIONS_WAIT_SECONDS
+        line = self._wait_for("bestmove", allowed + GRACE_SECONDS)
         token = line.split()[1] if len(line.split()) > 1 else ""
         try:
             move = Move.parse(token)

@@ -20,8 +20,9 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .arena import close_engines, play_game, score_for
+from .arena import close_engines, play_game, record_settings, score_for
 from .jsonl import read_jsonl
+from .limit import Limit
 from .parallel import run_tasks
 from .position import Position
 from .search import thread_seed
@@ -37,8 +38,7 @@ class GameJob:
     pair: int
     game: int
     seed: int
-    movetime_ms: int | None = None
-    iterations: int | None = None
+    limit: Limit | None = None  # the budget a move of the players that do not set their own
 
     @property
     def specs(self) -> tuple[str, str]:
@@ -48,7 +48,13 @@ class GameJob:
     @property
     def key(self) -> tuple:
         """What identifies this game's record in an output file (see `record_key`)."""
-        return (self.x, self.y, self.seed, self.movetime_ms, self.iterations, self.pair, self.game)
+        return (self.x, self.y, self.seed, *budget_key(self.limit), self.pair, self.game)
+
+
+def budget_key(limit: Limit | None) -> tuple:
+    """(movetime_ms, iterations) of a budget, as a game record's `settings` hold them."""
+    settings = record_settings(limit)
+    return settings["movetime_ms"], settings["iterations"]
 
 
 def record_key(record: dict) -> tuple:
@@ -77,10 +83,10 @@ class GamePlan(Sequence):
     """
 
     def __init__(self, pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0,
-                 movetime_ms: int | None = None, iterations: int | None = None, done: Iterable = ()):
+                 limit: Limit | None = None, done: Iterable = ()):
         self.pairings = [tuple(p) for p in pairings]
-        self.pairs, self.seed = pairs, seed
-        self.movetime_ms, self.iterations = movetime_ms, iterations
+        self.pairs, self.seed, self.limit = pairs, seed, limit
+        self._budgets = budget_key(limit)
         self._where = {p: i for i, p in enumerate(self.pairings)}
         # indices of the games already done, sorted: the rest are found around them
         self._done = sorted({i for i in map(self.index_of, done) if i is not None})
@@ -95,7 +101,7 @@ class GamePlan(Sequence):
         """The position in the whole run of the game with this key; None if it is not one of the run's."""
         x, y, seed, movetime_ms, iterations, pair, game = key
         p = self._where.get((x, y))
-        if (p is None or (seed, movetime_ms, iterations) != (self.seed, self.movetime_ms, self.iterations)
+        if (p is None or (seed, (movetime_ms, iterations)) != (self.seed, self._budgets)
                 or not 0 <= pair < self.pairs or game not in (0, 1)):
             return None
         return (pair * len(self.pairings) + p) * 2 + game
@@ -108,7 +114,7 @@ class GamePlan(Sequence):
         rest, game = divmod(index, 2)
         pair, p = divmod(rest, len(self.pairings))
         x, y = self.pairings[p]
-        return GameJob(x, y, pair, game, self.seed, self.movetime_ms, self.iterations)
+        return GameJob(x, y, pair, game, self.seed, self.limit)
 
     def __len__(self) -> int:
         return self.total - len(self._done)
@@ -133,13 +139,15 @@ class GamePlan(Sequence):
                 yield self._job(index)
 
 
-def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, movetime_ms: int | None = None,
-              iterations: int | None = None, done: Iterable | None = None) -> GamePlan:
+def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, limit: Limit | None = None,
+              done: Iterable | None = None) -> GamePlan:
     """Every game of `pairs` duplicate pairs for each pairing, less those whose key is in `done`.
 
-    The games are made lazily (see GamePlan): any number of pairs starts at once.
+    `limit` is the budget a move of the players that do not set their own (see
+    solver.arena.make_player). The games are made lazily (see GamePlan): any number of
+    pairs starts at once.
     """
-    return GamePlan(pairings, pairs, seed, movetime_ms, iterations, done or ())
+    return GamePlan(pairings, pairs, seed, limit, done or ())
 
 
 def play_job(job: GameJob) -> dict:
@@ -147,7 +155,7 @@ def play_job(job: GameJob) -> dict:
     deal = Position.random_deal(thread_seed(job.seed, job.pair))
     # 53 bits: the game's seed is written in its record, and must stay exact in any JSON reader
     record = play_game(deal, job.specs, seed=thread_seed(job.seed, 2 * job.pair + job.game + 1) >> 11,
-                       movetime_ms=job.movetime_ms, iterations=job.iterations)
+                       limit=job.limit)
     record.update(pairing=[job.x, job.y], pair=job.pair, game=job.game, match_seed=job.seed)
     return record
 

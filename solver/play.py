@@ -28,6 +28,7 @@ from .board import render_advice, render_board, render_score
 from .cards import KINDS, TAKE_TOKEN, counts_of, format_counts, parse_cards
 from .errors import DnoirError, SavedGameError
 from .events import HAND_PREFIX, EventError, apply_event, parse_event
+from .limit import Limit
 from .notation import PLAYERS
 from .position import Position
 
@@ -216,18 +217,18 @@ class PlayLoop(Console):
     """Runs a `Game` on text streams: shows the board, reads commands, moves the engine.
 
     `engine` (a bot from solver.arena.make_player) plays the other seat of a game against
-    a bot. `hint_seconds` is the search time of `hint`; `review_seconds` that of each
-    decision of the closing review (0: no review); `record` a file rewritten after
+    a bot. `hint_limit` is the search budget of `hint` (default 1 s); `review_limit` that of
+    each decision of the closing review (None: no review); `record` a file rewritten after
     every event, so that nothing played is lost.
     """
 
-    def __init__(self, game: Game, inp, out, engine=None, hint_seconds: float = 1.0,
-                 review_seconds: float = 0.0, record: str | None = None, threads: int | None = None):
+    def __init__(self, game: Game, inp, out, engine=None, hint_limit: Limit | None = None,
+                 review_limit: Limit | None = None, record: str | None = None, threads: int | None = None):
         super().__init__(inp, out)
         self.game = game
         self.engine = engine
-        self.hint_seconds = hint_seconds
-        self.review_seconds = review_seconds
+        self.hint_limit = hint_limit
+        self.review_limit = review_limit
         self.record = record
         self.threads = threads
 
@@ -332,11 +333,11 @@ class PlayLoop(Console):
         self.say()
         self.say("Game over.")
         self.say(render_score(pos))
-        if self.review_seconds > 0:
+        if self.review_limit is not None:
             from .review import render_review, review_record
             self.say()
-            self.say(f"Review of your decisions ({self.review_seconds:g} s a decision before round 4)...")
-            decisions = review_record(game.to_record(), seconds=self.review_seconds, threads=self.threads)
+            self.say(f"Review of your decisions ({self.review_limit} a decision before round 4)...")
+            decisions = review_record(game.to_record(), self.review_limit, threads=self.threads)
             self.say(render_review(game.to_record(), decisions))
 
     # -- commands -------------------------------------------------------------------------
@@ -367,7 +368,7 @@ class PlayLoop(Console):
             self.say("error: a hint is for your own move")
             return
         view = self.game.view
-        advice = advise(view, seconds=self.hint_seconds, threads=self.threads)
+        advice = advise(view, self.hint_limit, threads=self.threads)
         self.say(render_advice(view, advice))
 
     def _cmd_save(self, rest: str) -> None:

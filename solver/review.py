@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from .analysis import BLUNDER, MISTAKE, grade
 from .errors import RecordError
 from .events import HAND_PREFIX, EventError, apply_event, observer_of, parse_event
+from .limit import Limit
 from .notation import PLAYERS, ROUNDS
 from .position import Position
 
@@ -97,9 +98,10 @@ def game_of(record: dict) -> tuple[Position, list[str], set[str]]:
     return Position.parse(record[start_field]), record[events_field].split(), seats
 
 
-def judge(view: Position, played: str, seconds: float | None = None, iterations: int | None = None,
-          seed: int = 0, threads: int | None = None, ply: int = 0) -> Decision:
-    """The decision of the side to move of `view` to play `played`, judged from that view."""
+def judge(view: Position, played: str, limit: Limit | None = None, seed: int = 0, threads: int | None = None,
+          ply: int = 0) -> Decision:
+    """The decision of the side to move of `view` to play `played`, judged from that view
+    (before round 4 by a search within `limit`, default 1 s)."""
     from .search import advise
 
     mover = PLAYERS[view.to_move]
@@ -108,7 +110,7 @@ def judge(view: Position, played: str, seconds: float | None = None, iterations:
         loss = float(judged.loss(played))
         return Decision(ply, mover, view.round, str(view), played, judged.best, float(judged.expected[played]),
                         float(judged.reference), loss, loss, loss, True, mark_for(loss), judged.method)
-    advice = advise(view, seconds=seconds, iterations=iterations, seed=seed, threads=threads)
+    advice = advise(view, limit, seed=seed, threads=threads)
     stats = {m.move: m for m in advice.moves}
     best = advice.best
     if played == best:
@@ -140,13 +142,13 @@ def _standard_error(stats) -> float:
     return math.sqrt(p * (1 - p) / stats.visits) if 0 < p < 1 else math.sqrt(0.25 / stats.visits)
 
 
-def review_record(record: dict, seconds: float | None = None, iterations: int | None = None, seed: int = 0,
+def review_record(record: dict, limit: Limit | None = None, seed: int = 0,
                   threads: int | None = None, seats: set[str] | None = None,
                   on_decision: Callable[[Decision], None] | None = None) -> list[Decision]:
     """Every reviewed decision of a game record, in order (see the module docstring).
 
-    `seconds`/`iterations` is the search budget of each decision before round 4 (default
-    1 s); `seats` limits the review to those players. RecordError names what is wrong with
+    `limit` is the search budget of each decision before round 4 (default 1 s); `seats`
+    limits the review to those players. RecordError names what is wrong with
     the record (a field, or the move that cannot be played, with its index).
     """
     pos, tokens, reviewed = game_of(record)
@@ -162,8 +164,7 @@ def review_record(record: dict, seconds: float | None = None, iterations: int | 
             view = pos.view(PLAYERS[pos.to_move])
             legal = view.legal_moves()
             if event.move in legal and len(legal) > 1:  # a forced move is no decision
-                decision = judge(view, token, seconds=seconds, iterations=iterations, seed=seed,
-                                 threads=threads, ply=ply)
+                decision = judge(view, token, limit, seed=seed, threads=threads, ply=ply)
                 decisions.append(decision)
                 if on_decision is not None:
                     on_decision(decision)

@@ -18,8 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ._ismcts import NODE_BYTES, Searcher
+from .bounds import MAX_ITERATIONS
 from .cards import Move
 from .endgame import solve
+from .limit import Limit
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 
@@ -27,6 +29,8 @@ DEFAULT_MAX_NODES = 2_000_000
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_POLICY = "random"
 SLICE_SECONDS = 0.1
+# The budget of `advise` when none is given.
+DEFAULT_LIMIT = Limit(seconds=1.0)
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ class Advice:
     how the recommended move was picked.
 
     >>> pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
-    >>> advice = advise(pos, iterations=2000, threads=1, seed=1)
+    >>> advice = advise(pos, Limit(iterations=2000), threads=1, seed=1)
     >>> advice.best in {"8", "+3", "T"}, advice.iterations, advice.exact
     (True, 2000, False)
     """
@@ -276,32 +280,35 @@ def _move_stats(move: str, visits: int, reward: float, margin: float, draws: int
                      se=se, win=wins / visits, draw=draws / visits, loss=1 - (wins + draws) / visits)
 
 
-def advise(pos: Position, seconds: float | None = None, iterations: int | None = None,
-           threads: int | None = None, seed: int = 0, policy: str = DEFAULT_POLICY,
-           exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
+def advise(pos: Position, limit: Limit | None = None, threads: int | None = None, seed: int = 0,
+           policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
            exact: bool = True, on_progress=None, stop=None, endgame: str = "auto",
            slice_seconds: float = SLICE_SECONDS) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
-    Give `iterations` (reproducible with `seed`), `seconds` (default 1 s), or both (the
-    first reached ends the search). `threads` defaults to every core. The search runs in
+    `limit` is the budget (solver.limit; default DEFAULT_LIMIT, 1 s): iterations
+    (reproducible with `seed`), seconds, or both (the first reached ends the search), or
+    infinite (until `stop`). `threads` defaults to every core. The search runs in
     slices of `slice_seconds`; after each one `on_progress(search)` is called and `stop`
     (a `threading.Event` or a callable returning True to stop) is checked, so another
     thread can end the search early with the best move so far. At least one slice runs.
     In round 4 the answer is exact, unless `exact` is False. With `endgame` 'auto' it is the
     equilibrium of the hidden-information game (solver.game) when its tree can be solved
-    within the budget (`seconds`, default 1 s), and otherwise, or with `endgame` 'view', the
-    one-player view (optimistic: both sides then play as if they saw every card); the
-    answer's `method` says which.
+    within the limit's seconds (1 s when it has none), and otherwise, or with `endgame`
+    'view', the one-player view (optimistic: both sides then play as if they saw every
+    card); the answer's `method` says which.
 
     >>> import threading
     >>> halt = threading.Event()
     >>> halt.set()  # stopped before it starts: one short slice, still a legal answer
     >>> pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
-    >>> advise(pos, iterations=10**9, threads=1, stop=halt, slice_seconds=0.01).best in {"8", "+3", "T"}
+    >>> advise(pos, Limit(infinite=True), threads=1, stop=halt, slice_seconds=0.01).best in {"8", "+3", "T"}
     True
     """
     view = mover_view(pos)
+    limit = DEFAULT_LIMIT if limit is None else limit
+    if not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
     threads = threads or os.cpu_count() or 1
     stopped = _stop_test(stop)
     start = time.perf_counter()
@@ -310,7 +317,7 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
     if view.round == ROUNDS and exact and endgame == "auto":
         from .game import equilibrium_advice
 
-        eq = equilibrium_advice(view, budget=seconds if seconds is not None else 1.0)
+        eq = equilibrium_advice(view, budget=limit.seconds if limit.seconds is not None else DEFAULT_LIMIT.seconds)
         if eq is not None:
             moves = [MoveStats(move=m["move"], visits=None, share=m["frequency"], expected=m["expected"],
                                margin=None) for m in eq["moves"]]
@@ -324,11 +331,11 @@ def advise(pos: Position, seconds: float | None = None, iterations: int | None =
                  for m in result.moves]
         return Advice(best=result.best, moves=moves, iterations=0, seconds=time.perf_counter() - start,
                       exact=True, threads=1, worlds=result.worlds, method="view")
-    if iterations is None and seconds is None:
-        seconds = 1.0
+    # an infinite search is a fixed number of iterations too large to end before `stop`
+    iterations = MAX_ITERATIONS if limit.infinite else limit.iterations
     search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,
                           max_nodes=max_nodes)
-    deadline = start + seconds if seconds else None
+    deadline = start + limit.seconds if limit.seconds is not None else None
     try:
         while True:
             budget = slice_seconds

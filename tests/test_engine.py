@@ -16,6 +16,7 @@ from solver import Position
 from solver.bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_SEED, MAX_THREADS
 from solver.engine import (HASH_MAX_MB, HASH_MIN_MB, MAX_ERROR_CHARS, MAX_LINE_BYTES, Engine, LineTooLong,
                            read_lines)
+from solver.limit import Limit
 from solver.search import advise
 
 ROUND2 = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
@@ -354,11 +355,11 @@ def test_read_lines_skips_overlong_lines_without_keeping_them():
 def test_advise_stops_between_slices_when_told():
     halt = threading.Event()
     threading.Timer(0.2, halt.set).start()
-    advice = advise(Position.parse(ROUND2), iterations=MAX_ITERATIONS, threads=2, stop=halt, slice_seconds=0.01)
+    advice = advise(Position.parse(ROUND2), Limit(infinite=True), threads=2, stop=halt, slice_seconds=0.01)
     assert 0 < advice.iterations < MAX_ITERATIONS and advice.best in ROUND2_MOVES
 
 
 def test_sliced_searches_with_threads_end_with_the_same_trees():
     pos = Position.parse(ROUND2)
-    answers = [advise(pos, iterations=4000, threads=2, seed=5, slice_seconds=s) for s in (0.0005, 10.0)]
+    answers = [advise(pos, Limit(iterations=4000), threads=2, seed=5, slice_seconds=s) for s in (0.0005, 10.0)]
     assert answers[0].moves == answers[1].moves and answers[0].iterations == 4000

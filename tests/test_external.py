@@ -17,6 +17,7 @@ import pytest
 from solver import external
 from solver.arena import close_engines
 from solver.external import EngineFault, ExternalBot
+from solver.limit import Limit
 from solver.match import make_jobs, read_records, run_jobs
 from solver.position import Position
 
@@ -58,10 +59,10 @@ def wait_until(condition, seconds: float = 60.0) -> bool:
     return condition()
 
 
-def play(spec: str, pairs: int = 2, movetime_ms: int = 60_000) -> list[dict]:
+def play(spec: str, pairs: int = 2, limit: Limit = Limit(seconds=60)) -> list[dict]:
     # the scripted engine answers at once: a long budget only keeps a loaded machine from
     # turning a slow answer into a timeout
-    records = list(run_jobs(make_jobs([(spec, "random")], pairs=pairs, seed=4, movetime_ms=movetime_ms)))
+    records = list(run_jobs(make_jobs([(spec, "random")], pairs=pairs, seed=4, limit=limit)))
     return sorted(records, key=lambda r: (r["pair"], r["game"]))
 
 
@@ -95,7 +96,7 @@ def test_an_error_instead_of_a_move_is_an_illegal_answer_at_once(tmp_path):
     state = tmp_path / "state"
     # a movetime of a day: without the fix the game would wait that long for a bestmove
     records = list(run_jobs(make_jobs([(f"cmd:{engine_command(state, '--error-on-go 2')}", "random")], pairs=1,
-                                      seed=4, movetime_ms=86_400_000)))
+                                      seed=4, limit=Limit(seconds=86_400))))
     assert [r["fault"]["kind"] for r in records] == ["illegal"] * 2
     assert all("error go: refused" in r["fault"]["detail"] for r in records)
 
@@ -103,7 +104,7 @@ def test_an_error_instead_of_a_move_is_an_illegal_answer_at_once(tmp_path):
 def test_seeds_sent_to_engines_are_in_the_protocol_range(tmp_path):
     from solver.bounds import MAX_SEED
 
-    bot = ExternalBot(engine_command(tmp_path / "state"), movetime_ms=50, seed=2**64 - 1)
+    bot = ExternalBot(engine_command(tmp_path / "state"), limit=Limit(seconds=0.05), seed=2**64 - 1)
     assert 0 <= bot.seed <= MAX_SEED
     bot.seed = MAX_SEED
     pos = Position.random_deal(3)
@@ -139,7 +140,7 @@ def test_a_relaunch_that_fails_its_handshake_costs_that_game_only(tmp_path, monk
 @pytest.mark.slow
 def test_a_late_bestmove_never_answers_a_later_position(tmp_path):
     state = tmp_path / "state"
-    bot = ExternalBot(engine_command(state, "--late-first-go 2"), movetime_ms=20)
+    bot = ExternalBot(engine_command(state, "--late-first-go 2"), limit=Limit(seconds=0.02))
     pos = Position.random_deal(7)
     try:
         bot.new_game()

@@ -11,6 +11,7 @@ import pytest
 import solver.review
 from solver.analysis import annotate_game
 from solver.arena import play_game
+from solver.limit import Limit
 from solver.position import Position
 from solver.review import judge, mark_for, render_review, review_record
 from solver.search import Advice, MoveStats
@@ -31,7 +32,7 @@ def test_docstring_examples():
 
 def test_round_four_losses_are_those_of_analyse():
     record = play_game(Position.random_deal(31), ("random", "random"), seed=31)
-    mine = {d.ply: d for d in review_record(record, iterations=50, threads=1) if d.round == 4}
+    mine = {d.ply: d for d in review_record(record, Limit(iterations=50), threads=1) if d.round == 4}
     theirs = {d["ply"]: d for d in annotate_game(record)["decisions"]}
     assert mine, "the game has round-4 decisions"
     for ply, d in mine.items():
@@ -105,7 +106,7 @@ def test_marks():
 def test_a_saved_play_game_is_reviewed_from_its_seat():
     game = play_game(Position.random_deal(2), ("random", "random"), seed=2)
     record = dict(kind="play", seat="b", deal=game["deal"], moves=game["moves"])
-    decisions = review_record(record, iterations=50, threads=1)
+    decisions = review_record(record, Limit(iterations=50), threads=1)
     assert decisions and {d.player for d in decisions} == {"b"}
 
 
@@ -121,7 +122,7 @@ def test_a_tracked_game_is_reviewed_from_its_seat():
 
     events.append("hand:" + format_counts(pos.hands[0]))
     record["events"] = " ".join(events)
-    decisions = review_record(record, iterations=50, threads=1)
+    decisions = review_record(record, Limit(iterations=50), threads=1)
     assert decisions and {d.player for d in decisions} == {"a"}
     text = render_review(record, decisions)
     assert "new hand: " + format_counts(pos.hands[0]) in text and "-- round 1" in text

@@ -7,6 +7,7 @@ import pytest
 from solver import Position, PositionError
 from solver._ismcts import Searcher, sample_counts
 from solver.endgame import solve, unseen_pool
+from solver.limit import Limit
 from solver.search import IsmctsSearch, advise, mover_view
 from conftest import random_position
 
@@ -63,14 +64,14 @@ def test_hidden_cards_never_influence_the_choice():
                         deck=tuple(hidden[size:size + deck_len]), removed=tuple(sorted(hidden[size + deck_len:])))
         assert twin.view("ab"[full.to_move]) == view
         assert twin != full  # the hidden cards differ (the deck at least), the view does not
-        a = advise(full, iterations=3000, threads=2, seed=seed)
-        b = advise(twin, iterations=3000, threads=2, seed=seed)
+        a = advise(full, Limit(iterations=3000), threads=2, seed=seed)
+        b = advise(twin, Limit(iterations=3000), threads=2, seed=seed)
         assert a.moves == b.moves and a.best == b.best
 
 
 def test_same_seed_same_answer_and_seeds_matter():
     _, view = mid_game_view(7, 3)
-    runs = [advise(view, iterations=5000, threads=t, seed=s) for t, s in ((1, 1), (1, 1), (2, 1), (2, 1), (1, 2))]
+    runs = [advise(view, Limit(iterations=5000), threads=t, seed=s) for t, s in ((1, 1), (1, 1), (2, 1), (2, 1), (1, 2))]
     assert runs[0].moves == runs[1].moves
     assert runs[2].moves == runs[3].moves
     assert runs[0].moves != runs[4].moves  # another seed samples other worlds
@@ -89,7 +90,7 @@ def test_node_pool_is_bounded():
 
 def test_every_legal_move_is_reported_best_first():
     _, view = mid_game_view(9, 10)
-    advice = advise(view, iterations=4000, threads=1, seed=3)
+    advice = advise(view, Limit(iterations=4000), threads=1, seed=3)
     assert {m.move for m in advice.moves} == {str(m) for m in view.legal_moves()}
     visits = [m.visits for m in advice.moves[1:]]  # the recommended move first, then by visits
     assert visits == sorted(visits, reverse=True) and advice.best == advice.moves[0].move
@@ -100,7 +101,7 @@ def test_every_legal_move_is_reported_best_first():
 def test_search_prefers_an_obvious_city_win():
     # b to move can take the line's newest five, which hold the third city: an immediate win
     pos = Position.parse("5C678 5678+2/5678+2 -1-1-1-2-2/CC 2 b -")
-    advice = advise(pos, iterations=3000, threads=1, seed=1)
+    advice = advise(pos, Limit(iterations=3000), threads=1, seed=1)
     assert advice.best == "T" and advice.moves[0].expected == 1.0
 
 
@@ -108,7 +109,7 @@ def test_round_4_advice_is_exact():
     full = random_position(11, 0)
     while full.round < 4:
         full = full.play(full.legal_moves()[0])
-    advice = advise(full, seconds=5)
+    advice = advise(full, Limit(seconds=5))
     assert advice.exact and advice.iterations == 0
     exact = solve(full.view("ab"[full.to_move]), mode="view")
     assert [(m.move, m.expected) for m in advice.moves] == [(m.move, float(m.expected)) for m in exact.moves]
@@ -116,7 +117,7 @@ def test_round_4_advice_is_exact():
 
 def test_mover_hand_must_be_known():
     with pytest.raises(PositionError, match="hidden"):
-        advise(Position.parse("68+28 ???/??? 57+2-1-3CC/778+2-1 2 b a"), iterations=10)
+        advise(Position.parse("68+28 ???/??? 57+2-1-3CC/778+2-1 2 b a"), Limit(iterations=10))
     with pytest.raises(PositionError, match="over"):
         mover_view(Position.parse("7-2+3588-2 ./. 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 - ab"))
 
@@ -133,7 +134,7 @@ def test_root_parallel_merges_all_threads():
 
 def test_standard_errors_and_outcomes_add_up():
     _, view = mid_game_view(21, 9)
-    advice = advise(view, iterations=6000, threads=1, seed=2)
+    advice = advise(view, Limit(iterations=6000), threads=1, seed=2)
     for m in advice.moves:
         assert m.win + m.draw + m.loss == pytest.approx(1.0)
         assert m.expected == pytest.approx(m.win + m.draw / 2)
@@ -158,7 +159,7 @@ def test_a_move_with_a_clearly_higher_expected_score_overrules_the_visits():
 
 def test_the_readme_example_is_a_close_call_and_says_so():
     pos = Position.parse("68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a")
-    advice = advise(pos, iterations=100_000, threads=2, seed=1)
+    advice = advise(pos, Limit(iterations=100_000), threads=2, seed=1)
     assert advice.close_call[:1] == [advice.best] and len(advice.close_call) >= 2
     assert set(advice.close_call) <= {"8", "+3", "T"}
 
@@ -168,8 +169,8 @@ def test_thread_count_does_not_flip_a_clear_recommendation():
     clear = 0
     for seed in range(12):
         _, view = mid_game_view(300 + seed, 3 * seed)
-        one = advise(view, iterations=200_000, threads=1, seed=seed)
-        two = advise(view, iterations=200_000, threads=2, seed=seed)
+        one = advise(view, Limit(iterations=200_000), threads=1, seed=seed)
+        two = advise(view, Limit(iterations=200_000), threads=2, seed=seed)
         if not one.close_call and not two.close_call:
             clear += 1
             assert one.best == two.best, (str(view), one.best, two.best)
@@ -206,7 +207,7 @@ def test_advise_interrupted_prints_the_best_move_so_far(tmp_path):
 
 def test_round_4_advice_uses_the_equilibrium_when_it_fits_and_says_so():
     small = Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a")
-    advice = advise(small, seconds=5)
+    advice = advise(small, Limit(seconds=5))
     assert advice.method == "equilibrium" and advice.exact and advice.exploitability <= 1e-3
     assert sum(m.share for m in advice.moves) == pytest.approx(1.0, abs=1e-5)  # frequencies to 6 places
     assert {m.move for m in advice.moves} == {str(m) for m in small.legal_moves()}
@@ -220,5 +221,5 @@ def test_round_4_advice_falls_back_to_the_view_when_the_game_is_too_big():
     full = random_position(11, 0)
     while full.round < 4:
         full = full.play(full.legal_moves()[0])
-    advice = advise(full, seconds=0.5)  # the round-4 start: about 10^9 public nodes
+    advice = advise(full, Limit(seconds=0.5))  # the round-4 start: about 10^9 public nodes
     assert advice.method == "view" and advice.worlds > 0
