@@ -24,6 +24,8 @@ import sys
 import time
 
 from solver._core import random_games
+from solver.bots import spec_budget
+from solver.limit import Limit
 from solver.match import make_jobs, run_jobs, summarise
 from solver.position import Position
 from solver.progress import Progress
@@ -56,13 +58,13 @@ def run_speed_part(seconds: float = 2.0, deals: int = 3, threads: int | None = N
                 playouts_per_second=round(playouts), iterations_per_playout=round(one / playouts, 3))
 
 
-def run_strength_part(games: int = 200, movetime_ms: int = 100, scaling_pairs: int = 100,
+def run_strength_part(games: int = 200, limit: Limit = Limit(seconds=0.1), scaling_pairs: int = 100,
                       budgets=(250, 1000, 4000, 16000), seed: int = 0, workers: int | None = None,
                       log=print) -> dict:
-    """ISMCTS against the baselines at `movetime_ms` a move, and the 4x-iterations scaling curve."""
+    """ISMCTS against the baselines at `limit` a move, and the 4x-iterations scaling curve."""
     workers = workers or os.cpu_count() or 1
     pairs = max(1, games // 2)
-    ismcts = f"ismcts:time={movetime_ms / 1000}"
+    ismcts = f"ismcts:{spec_budget(limit)}"
     out = {}
     for name, opponent in (("random", "random"), ("greedy", "greedy"), ("pimc", "pimc:worlds=50")):
         score = _match(ismcts, opponent, pairs, seed, workers)

@@ -11,6 +11,7 @@ from .bounds import (
     MIN_TT_MB, Real, Whole,
 )
 from .endgame import DEFAULT_TT_MB
+from .limit import Limit
 
 
 @click.group(invoke_without_command=True)
@@ -107,7 +108,7 @@ def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed,
         click.echo(format_speed_part(report))
     if strength:
         log = (lambda line: None) if as_json else click.echo
-        report.update(run_strength_part(games=games, movetime_ms=movetime, scaling_pairs=scaling_pairs,
+        report.update(run_strength_part(games=games, limit=Limit.from_ms(movetime), scaling_pairs=scaling_pairs,
                                         seed=seed, workers=workers, log=log))
     if as_json:
         click.echo(json.dumps(report))

@@ -85,6 +85,10 @@ class ProtocolError(DnoirError):
     """A command the engine protocol does not define or whose arguments are malformed."""
 
 
+class LimitError(DnoirError):
+    """A search budget (`solver.limit.Limit`) out of range or incomplete: the message names the field."""
+
+
 class OptionError(DnoirError):
     """A command-line option's value that cannot be used: the message names the option."""
 

@@ -15,11 +15,11 @@ Limit(seconds=None, iterations=2000, infinite=False)
 >>> Limit(seconds=float("nan"))
 Traceback (most recent call last):
 ...
-ValueError: seconds: nan is not a finite number (0.001 to 86400)
+solver.errors.LimitError: seconds: nan is not a finite number (0.001 to 86400)
 >>> Limit()
 Traceback (most recent call last):
 ...
-ValueError: a limit needs seconds, iterations or both (or infinite=True)
+solver.errors.LimitError: a limit needs seconds, iterations or both (or infinite=True)
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_SECONDS, MIN_SECONDS, real, whole
+from .errors import LimitError
 
 MS_PER_SECOND = 1000
 
@@ -37,8 +38,8 @@ class Limit:
     reached ends the search. `infinite` (with neither) searches until it is told to stop,
     as the engine's `go infinite`.
 
-    Both numbers are checked when the limit is made (solver.bounds ranges); a ValueError
-    names the field. Limits are values: equal budgets compare equal and hash alike.
+    Both numbers are checked when the limit is made (solver.bounds ranges); a LimitError
+    (one of solver.errors' input mistakes) names the field. Limits are values: equal budgets compare equal and hash alike.
     """
 
     seconds: float | None = None
@@ -47,17 +48,20 @@ class Limit:
 
     def __post_init__(self):
         if self.infinite is not True and self.infinite is not False:
-            raise ValueError(f"infinite: {self.infinite!r:.40} is not True or False")
+            raise LimitError(f"infinite: {self.infinite!r:.40} is not True or False")
         if self.infinite:
             if self.seconds is not None or self.iterations is not None:
-                raise ValueError("an infinite limit has no seconds or iterations")
+                raise LimitError("an infinite limit has no seconds or iterations")
             return
         if self.seconds is None and self.iterations is None:
-            raise ValueError("a limit needs seconds, iterations or both (or infinite=True)")
-        if self.seconds is not None:
-            object.__setattr__(self, "seconds", real("seconds", self.seconds, MIN_SECONDS, MAX_SECONDS))
-        if self.iterations is not None:
-            object.__setattr__(self, "iterations", whole("iterations", self.iterations, 1, MAX_ITERATIONS))
+            raise LimitError("a limit needs seconds, iterations or both (or infinite=True)")
+        try:
+            if self.seconds is not None:
+                object.__setattr__(self, "seconds", real("seconds", self.seconds, MIN_SECONDS, MAX_SECONDS))
+            if self.iterations is not None:
+                object.__setattr__(self, "iterations", whole("iterations", self.iterations, 1, MAX_ITERATIONS))
+        except ValueError as e:  # solver.bounds speaks plain ValueError; a Limit's caller gets the family
+            raise LimitError(str(e)) from None
 
     @classmethod
     def given(cls, seconds: float | None = None, iterations: int | None = None) -> Limit | None:
@@ -74,16 +78,19 @@ class Limit:
     @classmethod
     def from_ms(cls, ms: int | None, iterations: int | None = None, name: str = "movetime") -> Limit:
         """The limit of a protocol's or a record's whole milliseconds (`go movetime <ms>`,
-        `--movetime`), with `iterations` too if given; ValueError names `name`.
+        `--movetime`), with `iterations` too if given; LimitError names `name`.
 
         >>> Limit.from_ms(1500, iterations=100)
         Limit(seconds=1.5, iterations=100, infinite=False)
         >>> Limit.from_ms(0)
         Traceback (most recent call last):
         ...
-        ValueError: movetime: 0 is out of range (1 to 86400000)
+        solver.errors.LimitError: movetime: 0 is out of range (1 to 86400000)
         """
-        seconds = None if ms is None else whole(name, ms, 1, MAX_MOVETIME_MS) / MS_PER_SECOND
+        try:
+            seconds = None if ms is None else whole(name, ms, 1, MAX_MOVETIME_MS) / MS_PER_SECOND
+        except ValueError as e:
+            raise LimitError(str(e)) from None
         return cls(seconds=seconds, iterations=iterations)
 
     @property
