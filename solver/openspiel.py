@@ -54,7 +54,6 @@ same tree many times (CFR, exploitability, ISMCTS) pay for each position once.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pyspiel
@@ -350,7 +349,7 @@ class DistrictNoirState(pyspiel.State):
             f.pos = Position(line=f.start_line, hands=f.dealt, hand_sizes=(HAND_SIZE, HAND_SIZE),
                              colls=(_EMPTY, _EMPTY), round=1, to_move=f.first, taken=0)
         else:
-            f.pos = replace(f.pos, hands=tuple(f.dealt[p] if p in dealt else f.pos.hands[p] for p in range(2)))
+            f.pos = f.pos.replace(hands=tuple(f.dealt[p] if p in dealt else f.pos.hands[p] for p in range(2)))
         for p in dealt:
             self._record_round_hand(p, f.pos.round, f.dealt[p])
         self._begin_turn()
@@ -502,7 +501,7 @@ class DistrictNoirState(pyspiel.State):
         actions[start:start + NKINDS] = dealt
         new = self._replay(actions)
         g = new._f = f.copy()
-        g.pos = replace(pos, hands=_replace_at(pos.hands, other, new_hand))
+        g.pos = pos.replace(hands=_replace_at(pos.hands, other, new_hand))
         new._record_round_hand(other, pos.round, dealt)
         own = tuple(f"{PLAYERS[other]}:{KINDS[k] * n}" if n else "" for k, n in enumerate(dealt))
         g.tokens = _replace_at(g.tokens, other, g.tokens[other][:start] + own + g.tokens[other][start + NKINDS:])
@@ -582,7 +581,7 @@ class DistrictNoirObserver:
             view = MEMO.view(f.pos, player)
         else:
             view = f.pos.view(player)
-            view = str(replace(view, hands=tuple(None if n else h for h, n in zip(view.hands, view.hand_sizes))))
+            view = str(view.replace(hands=tuple(None if n else h for h, n in zip(view.hands, view.hand_sizes))))
         if not self.perfect_recall:
             return view
         if self.private:
