@@ -64,7 +64,7 @@ RULE_CONSTANTS = dict(
 )
 # the same as module attributes (the C names above are compile-time constants in this file)
 globals().update(RULE_CONSTANTS)
-PLAYERS = "ab"
+PLAYERS = "ab"  # the players' names (0 and 1), as the reasons of position_problem give them
 
 
 cdef uint8_t _byte(str field, object value, int low, int high) except? 255:

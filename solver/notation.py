@@ -19,8 +19,9 @@ from .cards import (
     counts_of, format_cards, format_counts, parse_cards, tokenize,
 )
 
-PLAYERS = "ab"
-# The rules' sizes, defined by the core (ext/state.pxd); the names here are aliases.
+# The players' names and the rules' sizes, defined by the core (ext/state.pxd, exported by
+# solver._core, whose consistency check names them in its reasons); the names here are aliases.
+PLAYERS: str = _core.PLAYERS
 HAND_SIZE: int = _core.HAND_SIZE
 ACTIONS_PER_ROUND: int = _core.ACTIONS_PER_ROUND
 TAKE_SIZE: int = _core.TAKE_SIZE

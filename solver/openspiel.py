@@ -46,9 +46,11 @@ plus everything the player has seen happen (own cards dealt, line cards dealt, t
 every move). The observation (`observation_string`/`_tensor`) is the player's current view:
 the string is the view's DNP (`Position.view`), the tensor is `solver.observation.encode_view`.
 
-Speed: `clone()` shares the state's immutable fields instead of copying them, and a bounded
-memo (`MEMO`) keeps the core's answers for positions met again, so algorithms that walk the
-same tree many times (CFR, exploitability, ISMCTS) pay for each position once.
+Speed: `clone()` shares the state's immutable fields instead of copying them. A move and
+the legal moves are asked of the position's core state directly (cheaper than any lookup);
+a bounded memo (`MEMO`) keeps the answers that cost more (the returns of a finished game,
+a player's view as DNP) for positions met again, so algorithms that walk the same tree
+many times (CFR, exploitability, ISMCTS) pay for those once.
 """
 
 from __future__ import annotations
@@ -119,8 +121,6 @@ class _Memo:
 
     def __init__(self, size: int = 1 << 16):
         self.size = size
-        self.children: dict = {}
-        self.legal: dict = {}
         self.views: dict = {}
         self.finals: dict = {}
 
@@ -128,21 +128,6 @@ class _Memo:
         if len(table) >= self.size:
             table.clear()
         return table
-
-    def child(self, pos: Position, action: int) -> Position:
-        """`pos.play(action)`."""
-        key = (pos, action)
-        out = self.children.get(key)
-        if out is None:
-            out = self._room(self.children)[key] = pos.play(Move(action))
-        return out
-
-    def legal_actions(self, pos: Position) -> tuple[int, ...]:
-        """The legal moves of `pos` as action numbers."""
-        out = self.legal.get(pos)
-        if out is None:
-            out = self._room(self.legal)[pos] = tuple(m.index for m in pos.legal_moves())
-        return out
 
     def returns(self, pos: Position, margin: bool) -> tuple[float, float]:
         """The returns of the finished `pos`: win 1 / loss -1 / draw 0, or the point margin."""
@@ -355,7 +340,7 @@ class DistrictNoirState(pyspiel.State):
         self._begin_turn()
 
     def _begin_turn(self) -> None:
-        self._f.legal = MEMO.legal_actions(self._f.pos)
+        self._f.legal = tuple(m.index for m in self._f.pos.legal_moves())
 
     # -- the OpenSpiel State API -------------------------------------------------------
 
@@ -399,7 +384,7 @@ class DistrictNoirState(pyspiel.State):
             return
         token = KINDS[action] if action != TAKE else "T"
         round_ = f.pos.round
-        f.pos = pos = MEMO.child(f.pos, action)
+        f.pos = pos = f.pos.play(Move(action))
         f.moves += (action,)
         f.tokens = (f.tokens[0] + (token,), f.tokens[1] + (token,))
         if pos.is_over:

@@ -119,7 +119,7 @@ class Position:
     '. 678+3C/????? 5+2/. 1 b a'
     """
 
-    __slots__ = ("_core", "_hidden", "_removed", "_fields")
+    __slots__ = ("_core", "_hidden", "_removed", "_fields", "_hash")
 
     FIELDS = ("line", "hands", "hand_sizes", "colls", "round", "to_move", "taken", "deck", "removed")
 
@@ -159,7 +159,11 @@ class Position:
         return self._field_values() == other._field_values()
 
     def __hash__(self) -> int:
-        return hash(tuple(self._field_values().values()))
+        try:
+            return self._hash
+        except AttributeError:  # first asked: memos key positions, so it is kept
+            self._hash = hash(tuple(self._field_values().values()))
+            return self._hash
 
     def fields(self) -> dict:
         """The keyword fields of the position (a fresh dict: `Position(**pos.fields())` == pos)."""
@@ -267,7 +271,12 @@ class Position:
 
     @property
     def first(self) -> int:
-        """The first player of the current round (0 = a, 1 = b)."""
+        """The first player of the current round (0 = a, 1 = b).
+
+        DNP does not record it once the game is over: a finished position parsed from DNP
+        gives the player its actions imply (a when they are equal), one played to its end
+        the round's actual first player.
+        """
         return self._core.first
 
     @property

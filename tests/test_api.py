@@ -217,3 +217,11 @@ def test_bench_api_reports_both_rates_from_one_run():
     assert report["games"] == 20 and report["games_per_second"] > 0 and report["reference_games_per_second"] > 0
     assert report["ratio"] == pytest.approx(report["games_per_second"] / report["reference_games_per_second"],
                                             rel=0.01)
+
+
+def test_bench_api_docstring_examples_run():
+    import doctest
+
+    import solver.bench.api
+    result = doctest.testmod(solver.bench.api)
+    assert result.failed == 0 and result.attempted > 0
