@@ -23,7 +23,7 @@ worlds of a one-player-view solve.
 
 from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
 from libc.stdlib cimport free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 from rng cimport splitmix64
 from solver._core cimport CoreState
 from state cimport (

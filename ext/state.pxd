@@ -11,7 +11,7 @@ MOVE_TAKE. Players are 0 (a) and 1 (b).
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 from rng cimport Rng, rng_below, splitmix64
 
 
@@ -339,8 +339,9 @@ cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
 cdef inline const char *state_problem(const State *s) noexcept nogil:
     """NULL if s keeps every invariant the rules rely on, else what is wrong.
 
-    Every constructor of a CoreState (ext/core.pyx) ends with this check, so no State
-    reaches a rule without it. Each rule indexes arrays by kinds, counts, players and
+    A CoreState built from Python values (ext/core.pyx: `checked`, `build`) ends with this
+    check, and deals and moves keep these invariants, so no State reaches a rule without
+    them. Each rule indexes arrays by kinds, counts, players and
     positions in the line and deck; these checks are what keeps every such index inside its array
     (and every write inside the struct): kinds below NKINDS, lengths within their arrays,
     no kind with more cards in sight than the game has (so the line never outgrows
