@@ -3,6 +3,13 @@
 ext/core.pyx becomes solver._core, and so on: every .pyx in ext/ is one
 extension module named solver._<stem>. The .pxd files in ext/ (the C state and
 rules, the RNG) are shared by cimport and compile into each module inline.
+
+One extension type crosses modules: `CoreState`, defined by ext/core.pyx. Cython ties a
+cimported type to the module its .pxd is named after, so its declaration is
+ext/solver._core.pxd (Cython's dotted-filename form of the module `solver._core`, found
+through include_path below) rather than ext/core.pxd, which would make the search
+modules import a module `core` that does not exist. The search modules
+`from solver._core cimport CoreState` and take it as their argument.
 """
 
 from pathlib import Path

@@ -40,6 +40,7 @@ from state cimport (
     State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW,
     apply_move, game_outcome, hand_size, update_hand_masks,
 )
+from solver._core cimport CoreState
 
 cdef enum:
     MAXD = 16          # 12 actions a round at most: depth never exceeds 13
@@ -641,14 +642,14 @@ def _enumerate_hands(pool, int size):
 cdef class GameTree:
     """The public tree of one round-4 position and the CFR+ state over it.
 
-    `state` is `CoreState.to_bytes()` of the position (its hands are ignored); `pool` the
+    `state` is the CoreState of the position (its hands are ignored); `pool` the
     count per kind of the cards not public; `sizes` the two hand sizes. Build with
     `count()` (sizes, cheap) then `build()` (allocates), then `iterate()`.
 
     >>> from solver.position import Position
     >>> from solver.game import game_pool
     >>> pos = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
-    >>> tree = GameTree(pos._core().to_bytes(), game_pool(pos), pos.hand_sizes)
+    >>> tree = GameTree(pos.core, game_pool(pos), pos.hand_sizes)
     >>> tree.build()["nodes"]
     178
     >>> tree.iterate(200)
@@ -664,13 +665,11 @@ cdef class GameTree:
     cdef State root
     cdef uint8_t pool[NKINDS]
 
-    def __cinit__(self, bytes state, pool, sizes):
+    def __cinit__(self, CoreState state not None, pool, sizes):
         cdef int p, i, j, k, d, nmax
         cdef double total, w
         memset(&self.g, 0, sizeof(Game))
-        if len(state) != sizeof(State):
-            raise ValueError("not a serialized State")
-        memcpy(&self.root, <const char *>state, sizeof(State))
+        self.root = state.s
         if self.root.round != LAST_ROUND or self.root.status != ONGOING or is_terminal(&self.root):
             raise ValueError("the game solver needs an unfinished round-4 position")
         memset(self.root.hand, 0, sizeof(self.root.hand))

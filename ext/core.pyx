@@ -1,9 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Python access to the C rules core (compiled as solver._core).
 
-`CoreState` wraps one C `State`; `solver.position.Position` builds one for every
-rule question, so that the rules live only in ext/state.pxd. Module functions run
-whole loops (perft, random games) in C without the GIL.
+`CoreState` wraps one C `State`; a `solver.position.Position` holds one and asks it
+every rule question, so that the rules live only in ext/state.pxd. `position_problem`
+is the one consistency check of a position's fields. Module functions run whole loops
+(perft, random games) in C without the GIL.
 """
 
 from libc.stdint cimport uint8_t, uint64_t
@@ -12,8 +13,8 @@ from rng cimport Rng, rng_seed
 from policy cimport greedy_move
 from world cimport Unseen, unseen_cards
 from state cimport (
-    State, Score, NKINDS, KIND_C, NMOVES, LINE_MAX, DECK_MAX,
-    REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
+    State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
+    HAND_SIZE, TAKE_SIZE, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome, zobrist,
     deal_game, update_hand_masks, hand_size, state_problem, NCARDS,
 )
@@ -52,6 +53,20 @@ cdef int perft_c(const State *s, int depth, uint64_t *total, uint64_t *interior)
     return 0
 
 
+# The rule constants of ext/state.pxd, for Python: solver.cards and solver.notation read
+# them from here, so that a rule change is a change in ext/state.pxd alone. KINDS names the
+# kinds in index order (RULES.md's cards; NOTATION.md's tokens).
+KINDS = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
+RULE_CONSTANTS = dict(
+    NKINDS=NKINDS, NCARDS=NCARDS, COMPOSITION=tuple(DN_COMPOSITION[k] for k in range(NKINDS)),
+    HAND_SIZE=HAND_SIZE, TAKE_SIZE=TAKE_SIZE, ACTIONS_PER_ROUND=ACTIONS_PER_ROUND,
+    ROUNDS=LAST_ROUND, REMOVED=REMOVED,
+)
+# the same as module attributes (the C names above are compile-time constants in this file)
+globals().update(RULE_CONSTANTS)
+PLAYERS = "ab"  # the players' names (0 and 1), as the reasons of position_problem give them
+
+
 cdef uint8_t _byte(str field, object value, int low, int high) except? 255:
     """value as an int in [low, high] (all within 0..254): checked before it is stored in a uint8_t."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -85,8 +100,153 @@ cdef int _counts(str field, object counts, uint8_t *out) except -1:
     return 0
 
 
+cdef inline int deck_cards(int round) noexcept nogil:
+    """Cards left in the deck during a round: a hand for each player in each round still to deal."""
+    return 2 * HAND_SIZE * (LAST_ROUND - round)
+
+
+cdef void set_status(State *s) noexcept nogil:
+    """Derive status (and city_winner) from the collections and the actions; a finished game
+    has nobody to move."""
+    cdef int p
+    s.status = ONGOING
+    for p in range(2):
+        if s.coll[p][KIND_C] == 3:
+            s.status = OVER_CITY
+            s.city_winner = p
+    if s.status == ONGOING and s.round == LAST_ROUND and \
+            s.actions[0] == ACTIONS_PER_ROUND and s.actions[1] == ACTIONS_PER_ROUND:
+        s.status = OVER_POINTS
+    if s.status != ONGOING:
+        s.to_move = NOBODY
+
+
+cdef object position_fields_problem(State *s, line, hands, hand_sizes, colls, round, to_move,
+                                    taken, deck, removed):
+    """Fill s from the fields of a position and return the first rule they break, as
+    (field, reason), or None when a legal game reaches them (NOTATION.md's list).
+
+    This is the one consistency check of a position (Stockfish's `pos_is_ok`): the card
+    counts against the composition, the deck and removed sizes, the actions of the round,
+    the turn order, the end of the game, the line's length and the city rule. The fields
+    must be well formed (solver.notation.normalize: types, lengths, ranges); whatever
+    they hold, nothing is written outside s. A hidden hand is None: its cards are
+    unknown, its size is in hand_sizes, and s holds it as empty.
+    """
+    cdef int p, k, i, n, total, plays, takes, most
+    cdef int sizes[2]
+    cdef int counts[NKINDS]
+    cdef bint known_hand[2]
+    cdef bint took[2]
+    cdef bint finished
+    memset(s, 0, sizeof(State))
+    if removed is not None and len(removed) != REMOVED:
+        return ("removed", f"{len(removed)} cards, the game removes {REMOVED}")
+    s.round = _byte("round", round, 1, LAST_ROUND)
+    if deck is not None and len(deck) != deck_cards(s.round):
+        return ("deck", f"{len(deck)} cards, round {s.round} leaves {deck_cards(s.round)} in the deck")
+    if len(line) > LINE_MAX:
+        return ("line", f"{len(line)} cards, more than the game has")
+    s.line_len = _cards("line", line, s.line, LINE_MAX, -1)
+    if deck is not None:
+        s.deck_len = _cards("deck", deck, s.deck, DECK_MAX, -1)
+        s.deck_known = 1
+    if removed is not None:
+        _cards("removed", removed, s.removed, REMOVED, REMOVED)
+    s.taken = _byte("taken", taken, 0, 3)
+    for p in range(2):
+        sizes[p] = _byte("hand sizes", hand_sizes[p], 0, HAND_SIZE)
+        known_hand[p] = hands[p] is not None
+        if known_hand[p]:
+            _counts("hands", hands[p], s.hand[p])
+        _counts("colls", colls[p], s.coll[p])
+        took[p] = (s.taken >> p) & 1
+        s.actions[p] = HAND_SIZE - sizes[p] + took[p]
+
+    for k in range(NKINDS):
+        counts[k] = s.coll[0][k] + s.coll[1][k] + s.hand[0][k] + s.hand[1][k]
+    for i in range(s.line_len):
+        counts[s.line[i]] += 1
+    for i in range(s.deck_len):
+        counts[s.deck[i]] += 1
+    if removed is not None:
+        for i in range(REMOVED):
+            counts[s.removed[i]] += 1
+    for k in range(NKINDS):
+        if counts[k] > DN_COMPOSITION[k]:
+            return ("cards", f"{counts[k]} cards of kind {KINDS[k]}, the game has {DN_COMPOSITION[k]}")
+
+    parts = dict(line=s.line_len, hands=sizes[0] + sizes[1],
+                 collections=sum(s.coll[p][k] for p in range(2) for k in range(NKINDS)),
+                 deck=deck_cards(s.round), removed=REMOVED)
+    total = sum(parts.values())
+    if total != NCARDS:
+        detail = " + ".join(f"{name} {n}" for name, n in parts.items())
+        return ("cards", f"{total} cards in all ({detail}), the game has {NCARDS}")
+
+    if abs(s.actions[0] - s.actions[1]) > 1:
+        return ("hands", f"a has made {s.actions[0]} actions this round and b {s.actions[1]}: "
+                         "players alternate, so they differ by at most one")
+    finished = s.coll[0][KIND_C] == 3 or s.coll[1][KIND_C] == 3 or (
+        s.round == LAST_ROUND and s.actions[0] == ACTIONS_PER_ROUND and s.actions[1] == ACTIONS_PER_ROUND)
+    if finished and to_move is not None:
+        return ("to-move", "the game is finished, so to-move must be '-'")
+    if not finished and to_move is None:
+        return ("to-move", "'-' but the game is not finished")
+    if to_move is not None:
+        p = _byte("to-move", to_move, 0, 1)
+        if s.actions[p] >= ACTIONS_PER_ROUND:
+            return ("to-move", f"{PLAYERS[p]} has made all {ACTIONS_PER_ROUND} actions "
+                               "of the round and cannot make a 7th")
+        if s.actions[1 - p] < s.actions[p]:
+            return ("to-move", f"{PLAYERS[p]} has made more actions this round than "
+                               f"{PLAYERS[1 - p]}, so it is {PLAYERS[1 - p]}'s turn")
+        s.to_move = p
+    else:
+        s.to_move = NOBODY
+
+    plays = 2 * HAND_SIZE - sizes[0] - sizes[1]
+    takes = took[0] + took[1]
+    if s.line_len < plays - TAKE_SIZE * takes:
+        return ("line", f"{s.line_len} cards, but {plays} plays and {takes} take(s) this round "
+                        f"leave at least {plays - TAKE_SIZE * takes}")
+
+    for p in range(2):
+        if s.coll[p][KIND_C] == 3 and (not took[p] or s.actions[p] < s.actions[1 - p]):
+            return (f"collection {PLAYERS[p]}",
+                    f"holds the three cities but {PLAYERS[p]} did not make the last action, a take")
+
+    # the round's first player has made as many actions as the other (and moves next) or one more
+    if s.actions[0] != s.actions[1]:
+        s.first = 0 if s.actions[0] > s.actions[1] else 1
+    else:
+        s.first = s.to_move if s.to_move != NOBODY else 0
+    update_hand_masks(s)
+    set_status(s)
+    problem = state_problem(s)
+    if problem != NULL:  # implied by the rules above; kept so that no State escapes unchecked
+        return ("position", problem.decode())
+    return None
+
+
+def position_problem(line, hands, hand_sizes, colls, round, to_move, taken, deck=None, removed=None):
+    """The first rule that the (well formed) fields of a position break, as (field, reason),
+    or None if a legal game reaches them. See `CoreState.checked`.
+
+    >>> position_problem(line=(0, 4), hands=(None, None), hand_sizes=(5, 5),
+    ...     colls=((0,) * 11, (0,) * 11), round=1, to_move=None, taken=0)
+    ('to-move', "'-' but the game is not finished")
+    """
+    cdef State s
+    return position_fields_problem(&s, line, hands, hand_sizes, colls, round, to_move, taken, deck, removed)
+
+
 cdef class CoreState:
-    """One District Noir state held in the C struct of ext/state.pxd.
+    """One District Noir state held in the C struct of ext/state.pxd (declared in
+    ext/solver._core.pxd, so that the search modules take it directly).
+
+    Every constructor checks what it stores; a move keeps the rules' invariants, so a
+    CoreState is never checked again. A bare `CoreState()` is an empty finished game.
 
     >>> s = CoreState.build(line=(0, 4), hands=((1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 2), (0,) * 11),
     ...     colls=((0,) * 11, (0,) * 11), round=4, to_move=0, first=0, actions=(0, 0), taken=0)
@@ -94,17 +254,37 @@ cdef class CoreState:
     [0, 1, 2, 10, 11]
     """
 
-    cdef State s
+    def __cinit__(self):
+        # whatever creates it, a CoreState holds a valid state: a finished game with no cards
+        memset(&self.s, 0, sizeof(State))
+        self.s.round = LAST_ROUND
+        self.s.status = OVER_POINTS
+        self.s.to_move = NOBODY
+
+    @staticmethod
+    def checked(line, hands, hand_sizes, colls, round, to_move, taken, deck=None, removed=None):
+        """(CoreState, None) for the fields of a position, or (None, (field, reason)) naming
+        the first rule they break (`position_problem`).
+
+        The fields are those of `solver.position.Position`, well formed (see
+        solver.notation.normalize): a hidden hand is None, `to_move` None once over.
+        """
+        cdef CoreState c = CoreState.__new__(CoreState)
+        problem = position_fields_problem(&c.s, line, hands, hand_sizes, colls, round, to_move,
+                                          taken, deck, removed)
+        if problem is not None:
+            return None, problem
+        return c, None
 
     @staticmethod
     def build(line, hands, colls, round, to_move, first, actions, taken, deck=None, removed=None):
-        """A state from plain fields; hands/colls are 11 counts each, cards are kind indices.
+        """A state from raw core fields; hands/colls are 11 counts each, cards are kind indices.
 
         `deck` is the undealt cards top first (None: unknown); `removed` the 3 removed
-        cards (None: unknown). solver.notation validates positions by the rules; here every
-        length and value is checked before it is stored, and the finished state against the
-        invariants of ext/state.pxd (`state_problem`), so no input writes outside the State
-        or gives the rules an index outside their arrays: ValueError instead.
+        cards (None: unknown). For positions use `checked`; here every length and value is
+        checked before it is stored, and the finished state against the invariants of
+        ext/state.pxd (`state_problem`), so no input writes outside the State or gives the
+        rules an index outside their arrays: ValueError instead.
         """
         cdef CoreState c = CoreState.__new__(CoreState)
         cdef State *s = &c.s
@@ -129,16 +309,7 @@ cdef class CoreState:
         s.first = _byte("first", first, 0, 1)
         s.taken = _byte("taken", taken, 0, 3)
         s.to_move = _byte("to_move", to_move, 0, NOBODY)
-        s.status = ONGOING
-        for p in range(2):
-            if s.coll[p][KIND_C] == 3:
-                s.status = OVER_CITY
-                s.city_winner = p
-        if s.status == ONGOING and round == LAST_ROUND and \
-                s.actions[0] == ACTIONS_PER_ROUND and s.actions[1] == ACTIONS_PER_ROUND:
-            s.status = OVER_POINTS
-        if s.status != ONGOING:
-            s.to_move = NOBODY
+        set_status(s)
         problem = state_problem(s)
         if problem != NULL:
             raise ValueError("not a valid state: " + problem.decode())
@@ -152,10 +323,6 @@ cdef class CoreState:
         rng_seed(&r, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         deal_game(&c.s, &r)
         return c
-
-    def to_bytes(self):
-        """The raw C State, for other compiled modules (solver._endgame) to load."""
-        return (<char *>&self.s)[:sizeof(State)]
 
     def export(self):
         """The state as plain Python fields (the inverse of `build`)."""
@@ -172,9 +339,52 @@ cdef class CoreState:
             over=s.status != ONGOING,
         )
 
+    # -- facts read straight from the State (cheap: what Position answers per move) ----
+
     @property
     def is_over(self):
+        """True once the game has ended."""
         return self.s.status != ONGOING
+
+    @property
+    def round(self):
+        """The round, 1..4."""
+        return self.s.round
+
+    @property
+    def to_move(self):
+        """The side to move (0 or 1), or None once the game is over."""
+        return None if self.s.status != ONGOING else self.s.to_move
+
+    @property
+    def first(self):
+        """The first player of the current round."""
+        return self.s.first
+
+    @property
+    def actions(self):
+        """Actions each player has made this round."""
+        return (self.s.actions[0], self.s.actions[1])
+
+    @property
+    def hand_sizes(self):
+        """Cards in each hand (known or not): they follow from the actions."""
+        return (hand_size(&self.s, 0), hand_size(&self.s, 1))
+
+    @property
+    def removed(self):
+        """The removed cards as stored (meaningful when the caller knows them: a deal)."""
+        return (self.s.removed[0], self.s.removed[1], self.s.removed[2])
+
+    @property
+    def deck_known(self):
+        """True if the order of the undealt cards is known."""
+        return self.s.deck_known != 0
+
+    @property
+    def legal_mask(self):
+        """Bit m set when move m is legal for the side to move (0..10 plays, 11 the take)."""
+        return legal_mask(&self.s)
 
     def legal_moves(self):
         """Distinct legal moves as ints (kinds 0..10, 11 = take), canonical order."""
@@ -191,11 +401,44 @@ cdef class CoreState:
         apply_move(&c.s, move)
         return c
 
+    def play_unseen(self, int move):
+        """`play` for a side to move whose hand is unknown (held as empty): a play takes one
+        card of that kind from the unseen cards (the caller checks that one is left), a take
+        is as usual. ValueError if the move is not legal for that reason."""
+        cdef CoreState c = CoreState.__new__(CoreState)
+        cdef int p = self.s.to_move
+        if self.s.status != ONGOING or move < 0 or move >= NMOVES:
+            raise ValueError(f"illegal move {move}")
+        c.s = self.s
+        if move != MOVE_TAKE:
+            if hand_size(&c.s, p) == 0:
+                raise ValueError(f"illegal move {move}")
+            c.s.hand[p][move] += 1
+            c.s.hand_mask[p] |= 1u << move
+        if not (legal_mask(&c.s) >> move) & 1:
+            raise ValueError(f"illegal move {move}")
+        apply_move(&c.s, move)  # the hand is empty again: its other cards stay unknown
+        return c
+
+    def view(self, int player):
+        """A copy as `player` sees it: the other hand empty (unknown), the deck and the
+        removed cards unknown."""
+        cdef CoreState c = CoreState.__new__(CoreState)
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player}")
+        c.s = self.s
+        memset(c.s.hand[1 - player], 0, NKINDS)
+        c.s.hand_mask[1 - player] = 0
+        memset(c.s.deck, 0, DECK_MAX)
+        memset(c.s.removed, 0, REMOVED)
+        c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
+        return c
+
     def outcome(self):
         """(winner, how, score_a, score_b) as if the game ended now.
 
-        winner is 0, 1 or None for a draw; how is one of HOW_NAMES; each score is a dict
-        with majorities, sets, alliances, betrayals (positive, subtracted) and total.
+        winner is 0, 1 or None for a draw; how is one of HOW_NAMES; each score is a tuple
+        (majorities, sets, alliances, betrayals (positive, subtracted), total).
         """
         cdef Score scores[2]
         cdef int how = 0
@@ -203,9 +446,8 @@ cdef class CoreState:
         return (
             None if winner == DRAW else winner,
             HOW_NAMES[how],
-            *[dict(majorities=scores[p].majorities, sets=scores[p].sets,
-                   alliances=scores[p].alliances, betrayals=scores[p].betrayals,
-                   total=scores[p].total) for p in range(2)],
+            (scores[0].majorities, scores[0].sets, scores[0].alliances, scores[0].betrayals, scores[0].total),
+            (scores[1].majorities, scores[1].sets, scores[1].alliances, scores[1].betrayals, scores[1].total),
         )
 
     def unseen_counts(self, int observer):

@@ -23,8 +23,9 @@ worlds of a one-player-view solve.
 
 from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
 from libc.stdlib cimport free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 from rng cimport splitmix64
+from solver._core cimport CoreState
 from state cimport (
     State, Score, NKINDS, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
     ONGOING, OVER_CITY, DRAW, DN_POPCOUNT, legal_mask, legal_moves, apply_move, game_outcome,
@@ -271,7 +272,7 @@ cdef class EndgameSolver:
     >>> from solver.position import Position
     >>> pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
     >>> solver = EndgameSolver(tt_mb=1)
-    >>> values = solver.move_values(pos._core().to_bytes())
+    >>> values = solver.move_values(pos.core)
     >>> sorted(values)  # move indices: 3 = '8', 8 = '-2', 11 = take
     [3, 8, 11]
     """
@@ -298,10 +299,10 @@ cdef class EndgameSolver:
         """Empty the table (never needed for correctness: for measurements from a cold start)."""
         memset(self.t.entries, 0, self.tt_bytes)
 
-    def move_values(self, bytes state):
+    def move_values(self, CoreState state):
         """{move index: exact value for the side to move} for every legal move.
 
-        `state` is `CoreState.to_bytes()` of a round-4 position with both hands known.
+        `state` is the CoreState of a round-4 position with both hands known.
         """
         cdef State s = load_state(state)
         return self._move_values(&s)
@@ -316,7 +317,7 @@ cdef class EndgameSolver:
                 values[i] = child_value(&self.t, s, moves[i])
         return {moves[i]: values[i] for i in range(n)}
 
-    def value(self, bytes state):
+    def value(self, CoreState state):
         """Exact value of the position for its side to move (the best move only: faster)."""
         cdef State s = load_state(state)
         cdef int v
@@ -326,7 +327,7 @@ cdef class EndgameSolver:
             v = search(&self.t, &s, base_key(&s), -INF, INF)
         return v
 
-    def principal_variation(self, bytes state, int first=-1):
+    def principal_variation(self, CoreState state, int first=-1):
         """The moves of best play from the position until the result is settled.
 
         `first`, if given, is the root's best move (from `move_values`). Each next move is
@@ -366,7 +367,7 @@ cdef class EndgameSolver:
                 best, best_move = v, moves[i]
         return best_move
 
-    def world_values(self, bytes state, int opponent, pool, int hand_size):
+    def world_values(self, CoreState state, int opponent, pool, int hand_size):
         """Solve every hand the opponent may hold: [(hand counts, {move: value})].
 
         `pool` is the count per kind of the cards the side to move cannot see (the
@@ -406,12 +407,11 @@ cdef class EndgameSolver:
         self.t.nodes = 0
 
 
-cdef State load_state(bytes data) except *:
-    """The State serialized by CoreState.to_bytes(), checked to be a round-4 position."""
-    cdef State s
-    if len(data) != sizeof(State):
-        raise ValueError("not a serialized State")
-    memcpy(&s, <const char *>data, sizeof(State))
+cdef State load_state(CoreState state) except *:
+    """A copy of the State of `state`, checked to be an unfinished round-4 position."""
+    if state is None:
+        raise TypeError("a CoreState is needed, not None")
+    cdef State s = state.s
     if s.round != LAST_ROUND or s.deck_pos < s.deck_len:
         raise ValueError("the exact solver needs an empty deck (round 4)")
     if s.status != ONGOING:

@@ -25,10 +25,10 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
     State, Score, NKINDS, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
-    state_from_bytes,
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
+from solver._core cimport CoreState
 from solver.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
 
 ctypedef struct Node:
@@ -75,7 +75,7 @@ cdef class Searcher:
     >>> from solver.position import Position
     >>> view = Position.random_deal(1).view("a")
     >>> s = Searcher(max_nodes=10_000)
-    >>> s.start(view._core().to_bytes(), observer=view.to_move, seed=1)
+    >>> s.start(view.core, observer=view.to_move, seed=1)
     >>> s.search(iterations=500)
     500
     >>> sum(visits for visits, _, _, _ in s.root_stats().values())
@@ -197,23 +197,23 @@ cdef class Searcher:
                 ch.reward += 1.0
             ch.margin += scores[p].total - scores[1 - p].total
 
-    def start(self, bytes view, int observer, seed=0, double exploration=0.7, str policy="random"):
-        """Begin a new tree for `view` (CoreState.to_bytes() of the observer's view, observer to move).
+    def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
+              str policy="random"):
+        """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
-        ValueError, before anything is stored, for bytes that are not a valid State
-        (ext/state.pxd `state_problem`), a finished game, an observer not to move, or an
+        ValueError, before anything is stored, for a finished game, an observer not to move, or an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
         the selection without a child).
         """
-        state_from_bytes(view, &self.root)
         if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
-        if self.root.status != ONGOING:
+        if view.s.status != ONGOING:
             raise ValueError("the game is over")
-        if self.root.to_move != observer:
+        if view.s.to_move != observer:
             raise ValueError("the observer must be the side to move")
-        if unseen_cards(&self.root, observer, &self.unseen) != 0:
+        if unseen_cards(&view.s, observer, &self.unseen) != 0:
             raise ValueError("the position's unseen cards do not add up")
+        self.root = view.s
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         self.exploration = exploration
         self.policy = policy_code(policy)
@@ -274,7 +274,7 @@ cdef class Searcher:
         return self.n_nodes
 
 
-def sample_counts(bytes view, int observer, samples, seed=0):
+def sample_counts(CoreState view not None, int observer, samples, seed=0):
     """Sum, over `samples` sampled worlds, of the cards per kind dealt to the opponent's
     hand, the deck and the removed cards: ([11 counts], [11 counts], [11 counts]).
 
@@ -289,7 +289,7 @@ def sample_counts(bytes view, int observer, samples, seed=0):
     cdef long hand[NKINDS]
     cdef long deck[NKINDS]
     cdef long removed[NKINDS]
-    state_from_bytes(view, &root)
+    root = view.s
     if observer not in (0, 1):
         raise ValueError(f"observer must be 0 or 1, not {observer}")
     if isinstance(samples, bool) or not 0 <= samples <= MAX_ITERATIONS:

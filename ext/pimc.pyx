@@ -10,20 +10,21 @@ difference is not blurred by the luck of the deal.
 from libc.stdint cimport uint8_t, uint64_t
 from rng cimport Rng, rng_seed
 from state cimport (
-    State, Score, NMOVES, ONGOING, DRAW, legal_moves, apply_move, game_outcome, state_from_bytes,
+    State, Score, NMOVES, ONGOING, DRAW, legal_moves, apply_move, game_outcome,
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
+from solver._core cimport CoreState
 from solver.bounds import MAX_WORLDS
 
 
-def flat_values(bytes view, int observer, worlds, seed=0, str policy="random"):
+def flat_values(CoreState view not None, int observer, worlds, seed=0, str policy="random"):
     """{move: (reward sum, margin sum)} over `worlds` (1 to MAX_WORLDS) sampled worlds, for the
-    observer to move. `view` is CoreState.to_bytes(), checked (ext/state.pxd) before use.
+    observer to move. `view` is the CoreState of the observer's view.
 
     >>> from solver.position import Position
     >>> deal = Position.random_deal(2)
-    >>> values = flat_values(deal.view("ab"[deal.to_move])._core().to_bytes(), deal.to_move, 10, seed=1)
+    >>> values = flat_values(deal.view("ab"[deal.to_move]).core, deal.to_move, 10, seed=1)
     >>> sorted(values) == sorted(m.index for m in deal.legal_moves())
     True
     """
@@ -36,7 +37,7 @@ def flat_values(bytes view, int observer, worlds, seed=0, str policy="random"):
     cdef double margins[NMOVES]
     cdef int n, i, w, m, winner, how, n_worlds
     cdef int pol = policy_code(policy)
-    state_from_bytes(view, &root)
+    root = view.s
     if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= MAX_WORLDS:
         raise ValueError(f"worlds: {worlds!r} is out of range (1 to {MAX_WORLDS})")
     n_worlds = worlds

@@ -11,7 +11,7 @@ MOVE_TAKE. Players are 0 (a) and 1 (b).
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 from rng cimport Rng, rng_below, splitmix64
 
 
@@ -339,9 +339,10 @@ cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
 cdef inline const char *state_problem(const State *s) noexcept nogil:
     """NULL if s keeps every invariant the rules rely on, else what is wrong.
 
-    A State reaches the compiled modules as raw bytes (CoreState.to_bytes()), so anything
-    could be in it. Each rule indexes arrays by kinds, counts, players and positions in
-    the line and deck; these checks are what keeps every such index inside its array
+    A CoreState built from Python values (ext/core.pyx: `checked`, `build`) ends with this
+    check, and deals and moves keep these invariants, so no State reaches a rule without
+    them. Each rule indexes arrays by kinds, counts, players and
+    positions in the line and deck; these checks are what keeps every such index inside its array
     (and every write inside the struct): kinds below NKINDS, lengths within their arrays,
     no kind with more cards in sight than the game has (so the line never outgrows
     LINE_MAX), hands no bigger than the actions allow, and a known deck holding exactly
@@ -396,19 +397,3 @@ cdef inline const char *state_problem(const State *s) noexcept nogil:
         if n > DN_COMPOSITION[k]:
             return "more cards of a kind in sight than the game has"
     return NULL
-
-
-cdef inline int state_from_bytes(object data, State *out) except -1:
-    """Copy a State serialized by CoreState.to_bytes() into out, checked (see state_problem).
-
-    ValueError if `data` is not bytes of the State's size or breaks an invariant: raw bytes
-    from Python never reach a rule unchecked.
-    """
-    cdef const char *problem
-    if not isinstance(data, bytes) or len(data) != sizeof(State):
-        raise ValueError(f"not a serialized State (bytes of length {sizeof(State)})")
-    memcpy(out, <const char *>data, sizeof(State))
-    problem = state_problem(out)
-    if problem != NULL:
-        raise ValueError("not a valid State: " + problem.decode())
-    return 0

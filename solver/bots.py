@@ -111,7 +111,7 @@ class GreedyBot(Bot):
     name = "greedy"
 
     def choose(self, view: Position) -> Move:
-        return Move(view._core().greedy_move())
+        return Move(view.core.greedy_move())
 
 
 class PimcBot(Bot):
@@ -126,7 +126,7 @@ class PimcBot(Bot):
         self.name = f"pimc:worlds={self.worlds}"
 
     def choose(self, view: Position) -> Move:
-        values = flat_values(view._core().to_bytes(), view.to_move, self.worlds,
+        values = flat_values(view.core, view.to_move, self.worlds,
                              seed=self._next_seed(), policy=self.policy)
         best = max(values, key=lambda m: (values[m][0], values[m][1]))
         return Move(best)

@@ -1,19 +1,21 @@
 """Card kinds, their tokens, and move tokens (NOTATION.md, "Card tokens" and "Moves").
 
 A kind is an index 0..10 in the canonical order ``5 6 7 8 +2 +3 +4 -1 -2 -3 C``;
-the C core (ext/state.pxd) uses the same indices, and move 11 is the take.
+the C core (ext/state.pxd) uses the same indices, and move 11 is the take. The kinds
+and their number of copies are defined by the core; the names here are aliases.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import _core
 from .errors import CardError
 
-KINDS: tuple[str, ...] = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
-NKINDS = len(KINDS)
-COMPOSITION: tuple[int, ...] = (5, 6, 7, 8, 4, 2, 1, 3, 4, 2, 3)
-NCARDS = sum(COMPOSITION)  # 45
+KINDS: tuple[str, ...] = _core.KINDS
+NKINDS: int = _core.NKINDS
+COMPOSITION: tuple[int, ...] = _core.COMPOSITION
+NCARDS: int = _core.NCARDS  # 45
 CITY = KINDS.index("C")
 TAKE = NKINDS  # the move index of a take
 TAKE_TOKEN = "T"

@@ -68,6 +68,20 @@ def bench_speed(games, reference_games, seed, as_json):
     click.echo(json.dumps(report) if as_json else format_speed(report))
 
 
+@bench.command("api")
+@click.option("--games", type=Whole(1, MAX_GAMES), default=2_000, show_default=True,
+              help="Random games for each of the API and the reference model.")
+@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals and moves.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_api(games, seed, as_json):
+    """Random games per second through the public Python API (Position), deal and result
+    included, against the pure-Python reference model in the same run."""
+    from .bench.api import format_api, run_api
+
+    report = run_api(games=games, seed=seed)
+    click.echo(json.dumps(report) if as_json else format_api(report))
+
+
 @bench.command("solve")
 @click.option("--positions", type=Whole(1, MAX_POSITIONS), default=300, show_default=True,
               help="Round-4 start positions to solve.")

@@ -136,7 +136,7 @@ def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
 
 
 def _solve_open(pos: Position, solver: EndgameSolver) -> dict:
-    state = pos._core().to_bytes()
+    state = pos.core
     values = solver.move_values(state)
     first = max(values, key=values.get) if values else -1
     pv = [str(Move(m)) for m in solver.principal_variation(state, first)]
@@ -157,7 +157,7 @@ def unseen_pool(pos: Position, player: int) -> tuple[int, ...]:
     >>> sum(unseen_pool(pos, 1))
     5
     """
-    return pos._core().unseen_counts(player)
+    return pos.core.unseen_counts(player)
 
 
 def world_weight(pool, hand) -> int:
@@ -170,10 +170,10 @@ def world_weight(pool, hand) -> int:
 
 def _solve_view(pos: Position, solver: EndgameSolver) -> dict:
     mover, opponent = pos.to_move, 1 - pos.to_move
-    core = pos._core()
+    core = pos.core
     pool = core.unseen_counts(mover)
     size = pos.hand_sizes[opponent]
-    worlds = solver.world_values(core.to_bytes(), opponent, pool, size)
+    worlds = solver.world_values(core, opponent, pool, size)
     total = comb(sum(pool), size)
     sums: dict[int, dict] = {}
     for hand, values in worlds:

@@ -85,6 +85,10 @@ class ProtocolError(DnoirError):
     """A command the engine protocol does not define or whose arguments are malformed."""
 
 
+class ArgumentError(DnoirError):
+    """A value given to a Python call outside what it accepts (a player, a perft depth): the message names it."""
+
+
 class LimitError(DnoirError):
     """A search budget (`solver.limit.Limit`) out of range or incomplete: the message names the field."""
 
@@ -106,6 +110,6 @@ class GameTooBig(DnoirError):
     for; the message gives the estimate (`--force` solves it anyway)."""
 
 
-__all__ = ["CardError", "DnoirError", "EventError", "GameTooBig", "ItemError", "MoveError", "OptionError",
-           "OutputFileError", "OutputMismatch", "PositionError", "ProtocolError", "RecordError",
-           "SavedGameError", "SpecError"]
+__all__ = ["ArgumentError", "CardError", "DnoirError", "EventError", "GameTooBig", "ItemError",
+           "LimitError", "MoveError", "OptionError", "OutputFileError", "OutputMismatch",
+           "PositionError", "ProtocolError", "RecordError", "SavedGameError", "SpecError"]

@@ -117,7 +117,7 @@ def game_pool(pos: Position) -> tuple[int, ...]:
 
 def _tree(pos: Position) -> GameTree:
     check_game(pos)
-    return GameTree(pos._core().to_bytes(), game_pool(pos), pos.hand_sizes)
+    return GameTree(pos.core, game_pool(pos), pos.hand_sizes)
 
 
 def _node_cap(max_memory_mb: float) -> int:

@@ -4,24 +4,29 @@
 
 `parse_fields` turns one line into the plain fields of a `solver.position.Position`
 and rejects, with a `PositionError` naming the field and the reason, every invalid
-case NOTATION.md lists. `format_fields` prints the canonical form.
+case NOTATION.md lists: this module reads and checks the syntax and the types, and
+reports the verdict of the core's one consistency check (`solver._core.position_problem`)
+on the rules. `format_fields` prints the canonical form.
 """
 
 from __future__ import annotations
 
 from numbers import Integral
 
+from . import _core
 from .cards import (
-    CITY, COMPOSITION, EMPTY, KINDS, NCARDS, NKINDS, UNKNOWN, CardError,
+    EMPTY, KINDS, NCARDS, NKINDS, UNKNOWN, CardError,
     counts_of, format_cards, format_counts, parse_cards, tokenize,
 )
 
-PLAYERS = "ab"
-HAND_SIZE = 5
-ACTIONS_PER_ROUND = 6
-TAKE_SIZE = 5
-REMOVED = 3
-ROUNDS = 4
+# The players' names and the rules' sizes, defined by the core (ext/state.pxd, exported by
+# solver._core, whose consistency check names them in its reasons); the names here are aliases.
+PLAYERS: str = _core.PLAYERS
+HAND_SIZE: int = _core.HAND_SIZE
+ACTIONS_PER_ROUND: int = _core.ACTIONS_PER_ROUND
+TAKE_SIZE: int = _core.TAKE_SIZE
+REMOVED: int = _core.REMOVED
+ROUNDS: int = _core.ROUNDS
 TAKEN_FIELDS = {"-": 0, "a": 1, "b": 2, "ab": 3}
 
 
@@ -31,11 +36,6 @@ from .errors import PositionError  # noqa: E402,F401 - defined in solver.errors,
 def deck_size(round_: int) -> int:
     """Cards left in the deck during a round: 10 for each round still to deal."""
     return 2 * HAND_SIZE * (ROUNDS - round_)
-
-
-def actions_made(hand_size: int, took: bool) -> int:
-    """Actions a player has made this round: the plays (5 - hand) plus the take."""
-    return HAND_SIZE - hand_size + int(took)
 
 
 def _cards_field(name: str, text: str) -> list[int]:
@@ -70,18 +70,6 @@ def _pair(name: str, text: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def first_player(actions: tuple[int, int], to_move: int | None) -> int:
-    """The first player of the round, from the actions made and the side to move.
-
-    The first player has made as many actions as the other (and moves next) or one more.
-    """
-    if actions[0] > actions[1]:
-        return 0
-    if actions[1] > actions[0]:
-        return 1
-    return to_move if to_move is not None else 0
-
-
 def parse_fields(text: str) -> dict:
     """Parse and validate one DNP line into the keyword fields of `Position`.
 
@@ -89,6 +77,14 @@ def parse_fields(text: str) -> dict:
     >>> f["line"], f["hands"][1], f["hand_sizes"], f["deck"]
     ((0, 4), None, (5, 5), None)
     """
+    fields = read_fields(text)
+    check_rules(**fields)
+    return fields
+
+
+def read_fields(text: str) -> dict:
+    """The keyword fields of one DNP line, read and well formed but not yet checked against
+    the rules (`check_rules` does that); PositionError names a field that cannot be read."""
     if not isinstance(text, str):
         raise PositionError("position", "not a string")
     text = text.strip()
@@ -125,10 +121,8 @@ def parse_fields(text: str) -> dict:
     deck = None if deck_text == UNKNOWN else tuple(_cards_field("deck", deck_text))
     removed = None if removed_text == UNKNOWN else tuple(sorted(_cards_field("removed", removed_text)))
 
-    fields = dict(line=line, hands=hands, hand_sizes=hand_sizes, colls=colls, round=round_,
-                  to_move=to_move, taken=taken, deck=deck, removed=removed)
-    validate(**fields)
-    return fields
+    return dict(line=line, hands=hands, hand_sizes=hand_sizes, colls=colls, round=round_,
+                to_move=to_move, taken=taken, deck=deck, removed=removed)
 
 
 def _whole(field: str, value, low: int, high: int, what: str) -> int:
@@ -221,58 +215,16 @@ def validate(line, hands, hand_sizes, colls, round, to_move, taken, deck, remove
     check_rules(**normalize(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed))
 
 
-def check_rules(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> None:
-    """`validate` for fields already well formed (the output of `normalize`)."""
-    if removed is not None and len(removed) != REMOVED:
-        raise PositionError("removed", f"{len(removed)} cards, the game removes {REMOVED}")
-    if deck is not None and len(deck) != deck_size(round):
-        raise PositionError("deck", f"{len(deck)} cards, round {round} leaves {deck_size(round)} in the deck")
-
-    counts = [sum(c[k] for c in colls) + sum(h[k] for h in hands if h is not None) for k in range(NKINDS)]
-    for cards in (line, deck or (), removed or ()):
-        for k in cards:
-            counts[k] += 1
-    for k, n in enumerate(counts):
-        if n > COMPOSITION[k]:
-            raise PositionError("cards", f"{n} cards of kind {KINDS[k]}, the game has {COMPOSITION[k]}")
-
-    parts = dict(line=len(line), hands=sum(hand_sizes), collections=sum(map(sum, colls)),
-                 deck=deck_size(round), removed=REMOVED)
-    total = sum(parts.values())
-    if total != NCARDS:
-        detail = " + ".join(f"{name} {n}" for name, n in parts.items())
-        raise PositionError("cards", f"{total} cards in all ({detail}), the game has {NCARDS}")
-
-    took = tuple(bool(taken >> p & 1) for p in range(2))
-    actions = tuple(actions_made(hand_sizes[p], took[p]) for p in range(2))
-    if abs(actions[0] - actions[1]) > 1:
-        raise PositionError("hands", f"a has made {actions[0]} actions this round and b {actions[1]}: "
-                                     "players alternate, so they differ by at most one")
-    cities = [p for p in range(2) if colls[p][CITY] == 3]
-    finished = bool(cities) or (round == ROUNDS and actions == (ACTIONS_PER_ROUND,) * 2)
-    if finished and to_move is not None:
-        raise PositionError("to-move", "the game is finished, so to-move must be '-'")
-    if not finished and to_move is None:
-        raise PositionError("to-move", "'-' but the game is not finished")
-    if to_move is not None:
-        if actions[to_move] >= ACTIONS_PER_ROUND:
-            raise PositionError("to-move", f"{PLAYERS[to_move]} has made all {ACTIONS_PER_ROUND} actions "
-                                           "of the round and cannot make a 7th")
-        other = 1 - to_move
-        if actions[other] < actions[to_move]:
-            raise PositionError("to-move", f"{PLAYERS[to_move]} has made more actions this round than "
-                                           f"{PLAYERS[other]}, so it is {PLAYERS[other]}'s turn")
-
-    plays = sum(HAND_SIZE - n for n in hand_sizes)
-    takes = sum(took)
-    if len(line) < plays - TAKE_SIZE * takes:
-        raise PositionError("line", f"{len(line)} cards, but {plays} plays and {takes} take(s) this round "
-                                    f"leave at least {plays - TAKE_SIZE * takes}")
-
-    for p in cities:
-        if not took[p] or actions[p] < actions[1 - p]:
-            raise PositionError(f"collection {PLAYERS[p]}",
-                                f"holds the three cities but {PLAYERS[p]} did not make the last action, a take")
+def check_rules(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> _core.CoreState:
+    """`validate` for fields already well formed (the output of `normalize`): the core's
+    verdict (`solver._core.CoreState.checked`) reported as a PositionError, or the core
+    state of the position when it breaks no rule."""
+    core, problem = _core.CoreState.checked(line=line, hands=hands, hand_sizes=hand_sizes, colls=colls,
+                                            round=round, to_move=to_move, taken=taken, deck=deck,
+                                            removed=removed)
+    if problem is not None:
+        raise PositionError(*problem)
+    return core
 
 
 def format_fields(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> str:

@@ -46,15 +46,16 @@ plus everything the player has seen happen (own cards dealt, line cards dealt, t
 every move). The observation (`observation_string`/`_tensor`) is the player's current view:
 the string is the view's DNP (`Position.view`), the tensor is `solver.observation.encode_view`.
 
-Speed: `clone()` shares the state's immutable fields instead of copying them, and a bounded
-memo (`MEMO`) keeps the core's answers for positions met again, so algorithms that walk the
-same tree many times (CFR, exploitability, ISMCTS) pay for each position once.
+Speed: `clone()` shares the state's immutable fields instead of copying them. A move and
+the legal moves are asked of the position's core state directly (cheaper than any lookup);
+a bounded memo (`MEMO`) keeps the answers that cost more (the returns of a finished game,
+a player's view as DNP) for positions met again, so algorithms that walk the same tree
+many times (CFR, exploitability, ISMCTS) pay for those once.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pyspiel
@@ -120,8 +121,6 @@ class _Memo:
 
     def __init__(self, size: int = 1 << 16):
         self.size = size
-        self.children: dict = {}
-        self.legal: dict = {}
         self.views: dict = {}
         self.finals: dict = {}
 
@@ -129,21 +128,6 @@ class _Memo:
         if len(table) >= self.size:
             table.clear()
         return table
-
-    def child(self, pos: Position, action: int) -> Position:
-        """`pos.play(action)`."""
-        key = (pos, action)
-        out = self.children.get(key)
-        if out is None:
-            out = self._room(self.children)[key] = pos.play(Move(action))
-        return out
-
-    def legal_actions(self, pos: Position) -> tuple[int, ...]:
-        """The legal moves of `pos` as action numbers."""
-        out = self.legal.get(pos)
-        if out is None:
-            out = self._room(self.legal)[pos] = tuple(m.index for m in pos.legal_moves())
-        return out
 
     def returns(self, pos: Position, margin: bool) -> tuple[float, float]:
         """The returns of the finished `pos`: win 1 / loss -1 / draw 0, or the point margin."""
@@ -350,13 +334,13 @@ class DistrictNoirState(pyspiel.State):
             f.pos = Position(line=f.start_line, hands=f.dealt, hand_sizes=(HAND_SIZE, HAND_SIZE),
                              colls=(_EMPTY, _EMPTY), round=1, to_move=f.first, taken=0)
         else:
-            f.pos = replace(f.pos, hands=tuple(f.dealt[p] if p in dealt else f.pos.hands[p] for p in range(2)))
+            f.pos = f.pos.replace(hands=tuple(f.dealt[p] if p in dealt else f.pos.hands[p] for p in range(2)))
         for p in dealt:
             self._record_round_hand(p, f.pos.round, f.dealt[p])
         self._begin_turn()
 
     def _begin_turn(self) -> None:
-        self._f.legal = MEMO.legal_actions(self._f.pos)
+        self._f.legal = tuple(m.index for m in self._f.pos.legal_moves())
 
     # -- the OpenSpiel State API -------------------------------------------------------
 
@@ -400,7 +384,7 @@ class DistrictNoirState(pyspiel.State):
             return
         token = KINDS[action] if action != TAKE else "T"
         round_ = f.pos.round
-        f.pos = pos = MEMO.child(f.pos, action)
+        f.pos = pos = f.pos.play(Move(action))
         f.moves += (action,)
         f.tokens = (f.tokens[0] + (token,), f.tokens[1] + (token,))
         if pos.is_over:
@@ -502,7 +486,7 @@ class DistrictNoirState(pyspiel.State):
         actions[start:start + NKINDS] = dealt
         new = self._replay(actions)
         g = new._f = f.copy()
-        g.pos = replace(pos, hands=_replace_at(pos.hands, other, new_hand))
+        g.pos = pos.replace(hands=_replace_at(pos.hands, other, new_hand))
         new._record_round_hand(other, pos.round, dealt)
         own = tuple(f"{PLAYERS[other]}:{KINDS[k] * n}" if n else "" for k, n in enumerate(dealt))
         g.tokens = _replace_at(g.tokens, other, g.tokens[other][:start] + own + g.tokens[other][start + NKINDS:])
@@ -582,7 +566,7 @@ class DistrictNoirObserver:
             view = MEMO.view(f.pos, player)
         else:
             view = f.pos.view(player)
-            view = str(replace(view, hands=tuple(None if n else h for h, n in zip(view.hands, view.hand_sizes))))
+            view = str(view.replace(hands=tuple(None if n else h for h, n in zip(view.hands, view.hand_sizes))))
         if not self.perfect_recall:
             return view
         if self.private:

@@ -1,27 +1,41 @@
 """`Position`: the immutable public face of a District Noir position.
 
-A Position holds the fields of its DNP (NOTATION.md) as plain tuples. Every rule
-question (legal moves, the result of a move, the score) is answered by the C core
-in ext/state.pxd through `solver._core.CoreState`; nothing here re-implements a rule.
+A Position holds the C core's state of the game (`solver._core.CoreState`), which of
+the two hands are hidden and the removed cards. It is checked once, when it is built
+(`Position(...)` with keyword fields, `parse`), by the core's one consistency check;
+every rule question (legal moves, the result of a move, the score) is then answered
+by the core (ext/state.pxd), and a child made by `play` is never checked again.
+The fields of its DNP (NOTATION.md) are derived from the core when first asked for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 from ._core import CoreState
-from .cards import Move, counts_of
+from .cards import COMPOSITION, KINDS, TAKE, CardError, Move, counts_of, parse_cards
+from .errors import ArgumentError, MoveError  # MoveError is importable from here, as it always was
 from .notation import (
-    ACTIONS_PER_ROUND, PLAYERS, ROUNDS, PositionError, actions_made, first_player, format_fields,
-    check_rules, normalize, parse_fields,
+    ACTIONS_PER_ROUND, PLAYERS, ROUNDS, PositionError, check_rules, format_fields, normalize,
+    read_fields,
 )
 
 
 # The built-in example: round 2, b to move holding 8 8 +3, a holds two of the three cities.
 EXAMPLE_DNP = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 
-
-from .errors import MoveError  # noqa: E402,F401 - defined in solver.errors, importable from here
+# The hidden flags of a position are tested by identity on every move: _OPEN when no hand
+# is hidden and the deck is known (a full game: every child is open too), _NO_HIDDEN when
+# no hand is hidden but the deck is not (the next round's hands will be), else a tuple.
+_OPEN = tuple([False, False])
+_NO_HIDDEN = tuple([False, False])
+# Move objects are immutable: one per move index, and the moves of every legal-move mask
+# (bit m: move m, 12 bits), so that `legal_moves` builds no Move.
+_MOVES = tuple(Move(m) for m in range(TAKE + 1))
+_MOVE_OF_TOKEN = {str(m): m for m in _MOVES}
+_MOVES_OF_MASK = tuple(tuple(_MOVES[m] for m in range(TAKE + 1) if mask >> m & 1)
+                       for mask in range(1 << (TAKE + 1)))
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -54,16 +68,46 @@ def _player_index(player) -> int:
         return int(player)
     if player in ("a", "b"):
         return PLAYERS.index(player)
-    raise ValueError(f"unknown player {player!r} (use 'a' or 'b')")
+    raise ArgumentError(f"unknown player {player!r} (use 'a' or 'b')")
 
 
-@dataclass(frozen=True)
+def _as_move(move) -> Move:
+    """A Move from a Move or a move token; CardError names a token that is not a move."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, str):
+        return _MOVE_OF_TOKEN.get(move) or Move.parse(move)
+    raise MoveError(f"{move!r} is not a move (a Move or a token such as 8, +3, T)")
+
+
+def _hidden_flags(core: CoreState, hidden: tuple[bool, bool]) -> tuple[bool, bool]:
+    """`hidden` where a hand has cards (an empty hand is always known), as _OPEN or
+    _NO_HIDDEN when no hand is hidden."""
+    sizes = core.hand_sizes
+    flags = (bool(hidden[0]) and sizes[0] > 0, bool(hidden[1]) and sizes[1] > 0)
+    if flags != (False, False):
+        return flags
+    return _OPEN if core.deck_known else _NO_HIDDEN
+
+
+def _position(core: CoreState, hidden: tuple[bool, bool], removed) -> "Position":
+    """A Position around a core state that needs no check (a deal, a child, a view)."""
+    pos = _new(Position)
+    pos._core = core
+    pos._hidden = hidden
+    pos._removed = removed
+    return pos
+
+
 class Position:
     """A District Noir position, parsed from and printed as DNP.
 
     Hands and collections are counts per kind (indices of `solver.cards.KINDS`); a
     hidden hand is None with its size in `hand_sizes`; `taken` has bit 0 for a and
-    bit 1 for b; `deck` (top first) and `removed` are None when unknown.
+    bit 1 for b; `deck` (top first) and `removed` are None when unknown. Built from
+    these keyword fields (`Position(line=..., hands=..., ...)`) or by `parse`; every
+    field is checked then, and never again. Positions are immutable, compare and hash
+    by their DNP, and pickle (their public fields are read-only properties).
 
     >>> pos = Position.parse("5+2 678+3C/????? ./. 1 a -")
     >>> [str(m) for m in pos.legal_moves()]
@@ -72,34 +116,133 @@ class Position:
     '. 678+3C/????? 5+2/. 1 b a'
     """
 
-    line: tuple[int, ...]
-    hands: tuple[tuple[int, ...] | None, tuple[int, ...] | None]
-    hand_sizes: tuple[int, int]
-    colls: tuple[tuple[int, ...], tuple[int, ...]]
-    round: int
-    to_move: int | None
-    taken: int
-    deck: tuple[int, ...] | None = None
-    removed: tuple[int, ...] | None = None
+    __slots__ = ("_core", "_hidden", "_removed", "_fields", "_hash")
 
-    def __post_init__(self):
-        # Built through the API (or by dataclasses.replace) a field may be of any type:
-        # check it as the parser would, store sequences as tuples, then check the rules.
-        for name, value in normalize(**self._fields()).items():
-            if value is not getattr(self, name):
-                object.__setattr__(self, name, value)
-        check_rules(**self._fields())
+    FIELDS = ("line", "hands", "hand_sizes", "colls", "round", "to_move", "taken", "deck", "removed")
 
-    def _fields(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+    def __init__(self, line, hands, hand_sizes, colls, round, to_move, taken, deck=None, removed=None):
+        # Built through the API a field may be of any type: check it as the parser would,
+        # then the rules (the core's check); PositionError names the field.
+        fields = normalize(line=line, hands=hands, hand_sizes=hand_sizes, colls=colls, round=round,
+                           to_move=to_move, taken=taken, deck=deck, removed=removed)
+        self._init(fields)
+
+    def _init(self, fields: dict) -> None:
+        self._core = check_rules(**fields)
+        self._hidden = _hidden_flags(self._core, tuple(h is None for h in fields["hands"]))
+        self._removed = fields["removed"]
+        self._fields = fields
 
     @classmethod
     def parse(cls, text: str) -> "Position":
         """Parse one DNP line; PositionError (a ValueError) names the field and the reason."""
-        return cls(**parse_fields(text))
+        pos = _new(cls)
+        pos._init(read_fields(text))
+        return pos
 
     def __str__(self) -> str:
-        return format_fields(**self._fields())
+        return format_fields(**self._field_values())
+
+    def __repr__(self) -> str:
+        return f"Position.parse({str(self)!r})"
+
+    def __reduce__(self):
+        # Pickled as its DNP, which holds all of it (Dask and multiprocessing send positions).
+        return Position.parse, (str(self),)
+
+    def __eq__(self, other) -> bool:
+        if other.__class__ is not Position:
+            return NotImplemented
+        return self._field_values() == other._field_values()
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:  # first asked: memos key positions, so it is kept
+            self._hash = hash(tuple(self._field_values().values()))
+            return self._hash
+
+    def fields(self) -> dict:
+        """The keyword fields of the position (a fresh dict: `Position(**pos.fields())` == pos)."""
+        return dict(self._field_values())
+
+    def replace(self, **changes) -> "Position":
+        """A new position with some fields changed, checked like any built position.
+
+        >>> Position.parse("5+2 678+3C/????? ./. 1 a -").replace(line=(0, 5)).line
+        (0, 5)
+        """
+        unknown = set(changes) - set(Position.FIELDS)
+        if unknown:
+            raise TypeError(f"unknown field(s) {', '.join(sorted(unknown))}")
+        return Position(**{**self._field_values(), **changes})
+
+    def _field_values(self) -> dict:
+        try:
+            return self._fields
+        except AttributeError:  # not derived yet: a child of `play` leaves it unset
+            f = self._core.export()
+            hidden = self._hidden
+            fields = dict(
+                line=f["line"], hands=tuple(None if hidden[p] else f["hands"][p] for p in range(2)),
+                hand_sizes=f["hand_sizes"], colls=f["colls"], round=f["round"],
+                to_move=None if f["over"] else f["to_move"], taken=f["taken"], deck=f["deck"],
+                removed=self._removed)
+            self._fields = fields
+            return fields
+
+    # -- the fields (read-only) ----------------------------------------------------------
+
+    @property
+    def line(self) -> tuple[int, ...]:
+        """The line's cards (kinds), oldest first."""
+        return self._field_values()["line"]
+
+    @property
+    def hands(self) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+        """Each hand as counts per kind, or None when hidden."""
+        return self._field_values()["hands"]
+
+    @property
+    def hand_sizes(self) -> tuple[int, int]:
+        """Cards in each hand, hidden or not."""
+        return self._core.hand_sizes
+
+    @property
+    def colls(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Each player's collection as counts per kind."""
+        return self._field_values()["colls"]
+
+    @property
+    def round(self) -> int:
+        """The round, 1 to 4."""
+        return self._core.round
+
+    @property
+    def to_move(self) -> int | None:
+        """The side to move (0 = a, 1 = b), None once the game is over."""
+        return self._core.to_move
+
+    @property
+    def taken(self) -> int:
+        """Who has taken this round: bit 0 a, bit 1 b."""
+        return self._field_values()["taken"]
+
+    @property
+    def deck(self) -> tuple[int, ...] | None:
+        """The undealt cards, top first; None when unknown."""
+        return self._field_values()["deck"]
+
+    @property
+    def removed(self) -> tuple[int, ...] | None:
+        """The three removed cards, sorted; None when unknown."""
+        return self._removed
+
+    @property
+    def core(self) -> CoreState:
+        """The core state the rules act on, for the compiled search modules (hidden hands
+        are held as empty there; a CoreState has no method that changes it)."""
+        return self._core
 
     @classmethod
     def random_deal(cls, seed: int) -> "Position":
@@ -109,34 +252,29 @@ class Position:
         True
         """
         core = CoreState.deal(seed)
-        return cls._from_core(core, hidden=(False, False), removed=tuple(sorted(core.export()["removed"])))
-
-    @classmethod
-    def _from_core(cls, core: CoreState, hidden: tuple[bool, bool], removed) -> "Position":
-        """The Position of a core state; `hidden` says which hands stay unknown."""
-        f = core.export()
-        sizes = f["hand_sizes"]
-        hands = tuple(None if hidden[p] and sizes[p] else f["hands"][p] for p in range(2))
-        return cls(line=f["line"], hands=hands, hand_sizes=sizes, colls=f["colls"], round=f["round"],
-                   to_move=None if f["over"] else f["to_move"], taken=f["taken"], deck=f["deck"],
-                   removed=removed)
+        return _position(core, _OPEN, tuple(sorted(core.removed)))
 
     # -- derived facts -------------------------------------------------------------
 
     @property
     def is_over(self) -> bool:
         """True once the game has ended (round 4 complete or a city win)."""
-        return self.to_move is None
+        return self._core.is_over
 
     @property
     def actions(self) -> tuple[int, int]:
         """Actions each player has made this round."""
-        return tuple(actions_made(self.hand_sizes[p], bool(self.taken >> p & 1)) for p in range(2))
+        return self._core.actions
 
     @property
     def first(self) -> int:
-        """The first player of the current round (0 = a, 1 = b)."""
-        return first_player(self.actions, self.to_move)
+        """The first player of the current round (0 = a, 1 = b).
+
+        DNP does not record it once the game is over: a finished position parsed from DNP
+        gives the player its actions imply (a when they are equal), one played to its end
+        the round's actual first player.
+        """
+        return self._core.first
 
     @property
     def moves_left(self) -> int:
@@ -146,63 +284,87 @@ class Position:
         >>> Position.random_deal(1).moves_left
         48
         """
-        if self.is_over:
+        core = self._core
+        if core.is_over:
             return 0
-        this_round = 2 * ACTIONS_PER_ROUND - sum(self.actions)
-        return this_round + 2 * ACTIONS_PER_ROUND * (ROUNDS - self.round)
+        return 2 * ACTIONS_PER_ROUND * (ROUNDS - core.round + 1) - sum(core.actions)
 
     @property
     def is_full(self) -> bool:
         """True if both hands, the deck and the removed cards are known."""
-        return None not in self.hands and self.deck is not None and self.removed is not None
+        return self._hidden is _OPEN and self._removed is not None
 
     # -- the rules, through the C core -----------------------------------------------
 
-    def _core(self) -> CoreState:
-        empty = counts_of([])
-        hands = tuple(h if h is not None else empty for h in self.hands)
-        return CoreState.build(
-            line=self.line, hands=hands, colls=self.colls, round=self.round,
-            to_move=self.to_move if self.to_move is not None else 2, first=self.first,
-            actions=self.actions, taken=self.taken, deck=self.deck, removed=self.removed)
-
     def _require_mover_hand(self) -> None:
-        if self.to_move is not None and self.hands[self.to_move] is None:
-            raise MoveError(f"the hand of {PLAYERS[self.to_move]}, the side to move, is hidden")
+        mover = self._core.to_move
+        if mover is not None and self._hidden[mover]:
+            raise MoveError(f"the hand of {PLAYERS[mover]}, the side to move, is hidden")
 
     def legal_moves(self) -> list[Move]:
         """The distinct legal moves, canonical order with the take last; [] once the game is over."""
-        if self.is_over:
-            return []
-        self._require_mover_hand()
-        return [Move(m) for m in self._core().legal_moves()]
+        hidden = self._hidden
+        if hidden is not _OPEN and hidden is not _NO_HIDDEN:
+            self._require_mover_hand()
+        return list(_MOVES_OF_MASK[self._core.legal_mask])
 
     def play(self, move: Move | str) -> "Position":
         """The position after `move` (a Move or a token such as '8', '+3', 'T').
 
-        At the end of rounds 1-3 the next hands are dealt from the deck when it is known;
-        when it is not, both new hands are hidden.
+        Legality is the core's move mask; the child is not checked again. At the end of
+        rounds 1-3 the next hands are dealt from the deck when it is known; when it is
+        not, both new hands are hidden. When the side to move's hand is hidden (a view
+        following a real game), the card named is played from it: see `deal`.
         """
-        if self.to_move is not None and self.hands[self.to_move] is None:
-            return self._play_hidden(move)
-        if isinstance(move, str):
-            move = Move.parse(move)
+        if self._hidden is not _OPEN or move.__class__ is not Move:
+            return self._play_from_view(_as_move(move))
+        try:
+            child = self._core.play(move.index)
+        except ValueError:
+            raise self._illegal(move) from None
+        pos = _new(Position)
+        pos._core = child
+        pos._hidden = _OPEN
+        pos._removed = self._removed
+        return pos
+
+    def _illegal(self, move: Move) -> MoveError:
         if self.is_over:
-            raise MoveError(f"the game is over, {move} cannot be played")
-        self._require_mover_hand()
-        core = self._core()
-        if move.index not in core.legal_moves():
-            legal = " ".join(str(Move(m)) for m in core.legal_moves())
-            raise MoveError(f"{move} is not legal here (legal: {legal})")
-        child = core.play(move.index)
-        new_round = child.export()["round"] != self.round
-        hidden = (self.deck is None,) * 2 if new_round else tuple(h is None for h in self.hands)
-        return Position._from_core(child, hidden, self.removed)
+            return MoveError(f"the game is over, {move} cannot be played")
+        legal = " ".join(str(m) for m in self.legal_moves())
+        return MoveError(f"{move} is not legal here (legal: {legal})")
+
+    def _play_from_view(self, move: Move) -> "Position":
+        """`play` for all but a full position and a Move (a token, a hand or the deck hidden).
+        A hidden side to move plays the card named: it
+        becomes public and the hidden hand shrinks by one. The play is refused when no copy
+        of that kind is left among the cards the other player cannot see; a take works as
+        for a known hand."""
+        core, hidden = self._core, self._hidden
+        mover = core.to_move
+        if mover is None or not hidden[mover]:
+            try:
+                child = core.play(move.index)
+            except ValueError:
+                raise self._illegal(move) from None
+        else:
+            if not move.is_take and not self._unplaced_counts()[move.index]:
+                raise MoveError(f"{PLAYERS[mover]} cannot play {move}: every {move} is already in sight "
+                                "(line, collections or the known hand)")
+            try:
+                child = core.play_unseen(move.index)
+            except ValueError:
+                why = (f"{PLAYERS[mover]} has taken this round already" if self.taken >> mover & 1
+                       else "the line is empty")
+                raise MoveError(f"{move} is not legal here ({why})") from None
+        if child.round != core.round:
+            hidden = (not child.deck_known,) * 2
+        return _position(child, _hidden_flags(child, hidden), self._removed)
 
     def result(self) -> Result:
         """Scores broken down, and once over the winner and how the game was decided."""
-        winner, how, score_a, score_b = self._core().outcome()
-        scores = (PlayerScore(**score_a), PlayerScore(**score_b))
+        winner, how, score_a, score_b = self._core.outcome()
+        scores = (PlayerScore(*score_a), PlayerScore(*score_b))
         if not self.is_over:
             return Result(scores=scores, over=False, winner=None, how=None)
         return Result(scores=scores, over=True, how=how,
@@ -225,30 +387,30 @@ class Position:
         """perft(depth - 1) of the position after each legal move, keyed by move token."""
         depth = self._perft_depth(depth)
         if depth < 1:
-            raise ValueError("divide needs a depth of at least 1")
+            raise ArgumentError("divide needs a depth of at least 1")
         if depth > self.moves_left:
             self._require_hands()
             return {str(m): 0 for m in self.legal_moves()}
         core = self._perft_core(depth)
-        return {str(Move(m)): core.play(m).perft(depth - 1) for m in core.legal_moves()}
+        return {str(_MOVES[m]): core.play(m).perft(depth - 1) for m in core.legal_moves()}
 
     @staticmethod
     def _perft_depth(depth) -> int:
         if isinstance(depth, bool) or not isinstance(depth, int):
-            raise ValueError(f"depth {depth!r} is not a whole number")
+            raise ArgumentError(f"depth {depth!r} is not a whole number")
         if depth < 0:
-            raise ValueError(f"depth {depth} is negative")
+            raise ArgumentError(f"depth {depth} is negative")
         return depth
 
     def _require_hands(self) -> None:
-        if None in self.hands:
+        if self._hidden is not _OPEN and self._hidden is not _NO_HIDDEN:
             raise PositionError("hands", "perft needs both hands known")
 
     def _perft_core(self, depth: int) -> CoreState:
         self._require_hands()
-        core = self._core()
-        if self.deck is None and core.needs_deck(depth):
-            raise PositionError("deck", f"depth {depth} reaches the end of round {self.round}: "
+        core = self._core
+        if not core.deck_known and core.needs_deck(depth):
+            raise PositionError("deck", f"depth {depth} reaches the end of round {core.round}: "
                                         "the deck must be given to deal the next round")
         return core
 
@@ -260,41 +422,15 @@ class Position:
         '7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a'
         """
         p = _player_index(player)
-        hands = tuple(self.hands[q] if q == p or not self.hand_sizes[q] else None for q in range(2))
-        return replace(self, hands=hands, deck=None, removed=None)
+        core = self._core.view(p)
+        hidden = tuple(self._hidden[q] if q == p else True for q in range(2))
+        return _position(core, _hidden_flags(core, hidden), None)
 
     def zobrist(self) -> int:
         """The 64-bit Zobrist hash of the position (hidden hands count as empty)."""
-        return self._core().zobrist()
+        return self._core.zobrist()
 
     # -- following a real game from one player's view ------------------------------------
-
-    def _play_hidden(self, move: Move | str) -> "Position":
-        """`play` for a side to move whose hand is hidden: the card named becomes public.
-
-        The hidden hand shrinks by one. The play is refused when no copy of that kind is
-        left among the cards the other player cannot see; a take works as for a known hand.
-        """
-        if isinstance(move, str):
-            move = Move.parse(move)
-        mover = self.to_move
-        hands = list(self.hands[q] if self.hands[q] is not None else counts_of([]) for q in range(2))
-        if not move.is_take:
-            if not self._unplaced_counts()[move.index]:
-                raise MoveError(f"{PLAYERS[mover]} cannot play {move}: every {move} is already in sight "
-                                "(line, collections or the known hand)")
-            # the core plays from a one-card hand; the hand size follows from the actions
-            hands[mover] = counts_of([move.index])
-        core = CoreState.build(
-            line=self.line, hands=tuple(hands), colls=self.colls, round=self.round, to_move=mover,
-            first=self.first, actions=self.actions, taken=self.taken, deck=self.deck, removed=self.removed)
-        if move.index not in core.legal_moves():
-            why = f"{PLAYERS[mover]} has taken this round already" if self.taken >> mover & 1 else "the line is empty"
-            raise MoveError(f"{move} is not legal here ({why})")
-        child = core.play(move.index)
-        new_round = child.export()["round"] != self.round
-        hidden = (self.deck is None,) * 2 if new_round else tuple(h is None for h in self.hands)
-        return Position._from_core(child, hidden, self.removed)
 
     def deal(self, player, hand) -> "Position":
         """The view after `player` ('a' or 'b') learns its own hidden hand (a new round's deal).
@@ -308,24 +444,23 @@ class Position:
         """
         p = _player_index(player)
         name = f"hand {PLAYERS[p]}"
-        if self.hands[p] is not None:
+        if not self._hidden[p]:
             raise PositionError(name, "this hand is already known")
         if isinstance(hand, str):
-            from .cards import CardError, parse_cards
             try:
                 hand = counts_of(parse_cards(hand))
             except CardError as e:
                 raise PositionError(name, str(e)) from None
         hand = tuple(hand)
-        if sum(hand) != self.hand_sizes[p]:
-            raise PositionError(name, f"{sum(hand)} cards given, the hand holds {self.hand_sizes[p]}")
-        from .cards import KINDS
+        size = self.hand_sizes[p]
+        if sum(hand) != size:
+            raise PositionError(name, f"{sum(hand)} cards given, the hand holds {size}")
         for kind, (n, left) in enumerate(zip(hand, self._unplaced_counts())):
             if n > left:
                 raise PositionError(name, f"{n} x {KINDS[kind]} given, but only {left} {KINDS[kind]} "
                                           f"{'is' if left == 1 else 'are'} unseen by {PLAYERS[p]}")
-        hands = tuple(hand if q == p else self.hands[q] for q in range(2))
-        return replace(self, hands=hands)
+        # checked as a built position: the hand's counts are well formed and fit the rules
+        return self.replace(hands=tuple(hand if q == p else self.hands[q] for q in range(2)))
 
     def _unplaced_counts(self) -> tuple[int, ...]:
         """Counts per kind of the cards in no known field: the hidden hands, the deck, the removed.
@@ -334,7 +469,7 @@ class Position:
         also holds when both hands are hidden (a round start before the observer's deal),
         which the core's count refuses.
         """
-        from .cards import COMPOSITION  # local: this block is added to the class as one piece
         fields_known = [counts_of(self.line), *self.colls, *(h for h in self.hands if h is not None)]
         fields_known += [counts_of(cards) for cards in (self.deck, self.removed) if cards is not None]
         return tuple(total - sum(field[k] for field in fields_known) for k, total in enumerate(COMPOSITION))
+

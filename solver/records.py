@@ -136,7 +136,7 @@ def _replay(deal, moves):
         raise RecordError("deal", str(e)) from None
     if not start.is_full or start.round != 1 or start.actions != (0, 0) or start.is_over:
         raise RecordError("deal", "must be a full deal (both hands, deck and removed cards) at the start of round 1")
-    core = start._core()
+    core = start.core
     for ply, token in enumerate(moves.split(), 1):
         shown = token[:12]
         try:

@@ -191,7 +191,7 @@ class IsmctsSearch:
         if threads < 1:
             raise ValueError("threads must be at least 1")
         self.view = mover_view(view)
-        state = self.view._core().to_bytes()
+        state = self.view.core
         self.searchers = [Searcher(max_nodes=max(1, max_nodes // threads)) for _ in range(threads)]
         for i, searcher in enumerate(self.searchers):
             searcher.start(state, self.view.to_move, seed=thread_seed(seed, i),
@@ -259,7 +259,7 @@ class IsmctsSearch:
         stats = self.root_stats()
         total = sum(v[0] for v in stats.values()) or 1
         moves = []
-        for m in self.view._core().legal_moves():
+        for m in self.view.core.legal_moves():
             visits, reward, margin, draws = stats.get(m, (0, 0.0, 0.0, 0))
             moves.append(_move_stats(str(Move(m)), visits, reward, margin, draws, total))
         return moves

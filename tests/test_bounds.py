@@ -6,7 +6,6 @@ or changed through the API is checked like a parsed one. Raw state bytes are che
 any compiled module uses them, and ISMCTS visit counters stop short of wrapping.
 """
 
-import dataclasses
 import os
 import resource
 import signal
@@ -273,12 +272,12 @@ BAD_FIELDS = {
 def test_positions_changed_through_the_api_are_checked(case):
     changes, field = BAD_FIELDS[case]
     with pytest.raises(PositionError) as err:
-        dataclasses.replace(GREEDY, **changes)
+        GREEDY.replace(**changes)
     assert err.value.field == field, str(err.value)
 
 
 def test_sequences_given_as_lists_are_stored_as_tuples():
-    pos = dataclasses.replace(GREEDY, line=list(GREEDY.line), hands=[list(GREEDY.hands[0]), GREEDY.hands[1]])
+    pos = GREEDY.replace(line=list(GREEDY.line), hands=[list(GREEDY.hands[0]), GREEDY.hands[1]])
     assert pos == GREEDY and hash(pos) == hash(GREEDY) and isinstance(pos.line, tuple)
     assert str(pos) == GREEDY_DNP
 
@@ -302,7 +301,7 @@ def _mutation(draw, value):
     return draw(odd)
 
 
-FIELDS = [f.name for f in dataclasses.fields(Position)]
+FIELDS = list(Position.FIELDS)
 
 
 @pytest.mark.slow
@@ -319,13 +318,12 @@ def test_mutated_positions_are_valid_or_a_position_error(seed, moves, field, dat
         pos = pos.view("ab"[seed % 2])
     value = _mutation(data.draw, getattr(pos, field))
     try:
-        changed = dataclasses.replace(pos, **{field: value})
+        changed = pos.replace(**{field: value})
     except PositionError as e:
         event(f"refused: {e.field}")
         return
     event("accepted")
     assert Position.parse(str(changed)) == changed
-    changed._core()  # the C state builds: every value is in range
     if not changed.is_over and changed.hands[changed.to_move] is not None:
         for move in changed.legal_moves():
             changed.play(move)
@@ -360,46 +358,34 @@ def test_core_state_build_checks_every_field(changes):
         _build(**changes)
 
 
-def _forged(offset: int, value: int) -> bytes:
-    """The bytes of the deal's view for its mover with one byte changed."""
-    raw = bytearray(DEAL.view("ab"[DEAL.to_move])._core().to_bytes())
-    raw[offset] = value
-    return bytes(raw)
-
-
-# Offsets in the State struct (ext/state.pxd): line_len, hand_mask[0] (low byte).
-LINE_LEN, HAND_MASK = 125, 138
-
-
-def test_forged_offsets_are_those_of_the_struct():
-    raw = DEAL.view("a")._core().to_bytes()
-    assert raw[LINE_LEN] == len(DEAL.line)
-    mask = sum(1 << k for k in range(11) if DEAL.hands[0][k])
-    assert raw[HAND_MASK] | raw[HAND_MASK + 1] << 8 == mask
-
-
-@pytest.mark.parametrize("data", [
-    b"", b"\0" * 141, b"\0" * 143,
-    _forged(HAND_MASK + 1, 0x80),   # a move 15 that would index past the hand
-    _forged(LINE_LEN, 200),         # a line longer than its array
-])
-def test_raw_state_bytes_are_checked_before_use(data):
+@pytest.mark.parametrize("state", [b"", b"\0" * 141, None, "view", 7])
+def test_search_modules_take_a_core_state_only(state):
+    # no raw bytes cross modules: anything but a CoreState is refused before use
     observer = DEAL.to_move
+    with pytest.raises(TypeError):
+        Searcher(max_nodes=1000).start(state, observer=observer, seed=1)
+    with pytest.raises(TypeError):
+        flat_values(state, observer, 5, seed=1)
+    with pytest.raises(TypeError):
+        sample_counts(state, observer, 5, seed=1)
+
+
+def test_a_bare_core_state_is_a_finished_game():
+    bare = CoreState()
+    assert bare.is_over and bare.legal_moves() == [] and bare.to_move is None
     with pytest.raises(ValueError):
-        Searcher(max_nodes=1000).start(data, observer=observer, seed=1)
+        Searcher(max_nodes=1000).start(bare, observer=0, seed=1)
     with pytest.raises(ValueError):
-        flat_values(data, observer, 5, seed=1)
-    with pytest.raises(ValueError):
-        sample_counts(data, observer, 5, seed=1)
+        flat_values(bare, 0, 5, seed=1)
 
 
 def test_observers_and_worlds_are_checked():
     view = DEAL.view("ab"[DEAL.to_move])
-    raw = view._core().to_bytes()
+    raw = view.core
     with pytest.raises(ValueError):
         sample_counts(raw, 5, 10)
     with pytest.raises(ValueError):
-        view._core().unseen_counts(-3)
+        view.core.unseen_counts(-3)
     for worlds in (0, 2**40, 1_000_001):
         with pytest.raises(ValueError):
             flat_values(raw, view.to_move, worlds)
@@ -421,7 +407,7 @@ def test_searcher_pool_size_is_bounded(max_nodes):
 def test_search_budgets_are_checked(budget):
     view = DEAL.view("ab"[DEAL.to_move])
     searcher = Searcher(max_nodes=1000)
-    searcher.start(view._core().to_bytes(), observer=view.to_move, seed=1)
+    searcher.start(view.core, observer=view.to_move, seed=1)
     with pytest.raises(ValueError):
         searcher.search(**budget)
 
@@ -430,7 +416,7 @@ def test_visit_counters_stop_before_they_wrap():
     assert VISITS_LIMIT < 2**32  # the root counts one visit an iteration; no node more
     view = DEAL.view("ab"[DEAL.to_move])
     searcher = Searcher(max_nodes=1000, visits_limit=500)
-    searcher.start(view._core().to_bytes(), observer=view.to_move, seed=1)
+    searcher.start(view.core, observer=view.to_move, seed=1)
     assert searcher.search(iterations=300) == 300 and not searcher.saturated
     assert searcher.search(iterations=300) == 200 and searcher.saturated
     assert searcher.search(iterations=300) == 0 and searcher.search(seconds=0.01) == 0

@@ -154,7 +154,7 @@ def test_world_probabilities_sum_to_one_and_match_a_direct_count():
         pool = unseen_pool(view, mover)
         size = view.hand_sizes[opp]
         assert sum(pool) == size + 3
-        worlds = get_solver().world_values(view._core().to_bytes(), opp, pool, size)
+        worlds = get_solver().world_values(view.core, opp, pool, size)
         weights = {hand: Fraction(world_weight(pool, hand), comb(sum(pool), size)) for hand, _ in worlds}
         assert sum(weights.values()) == 1
         cards = [k for k in range(len(KINDS)) for _ in range(pool[k])]
@@ -211,5 +211,5 @@ def test_unsolvable_positions_are_refused():
 def test_best_value_alone_equals_the_best_move_value():
     solver = get_solver()
     for pos in sample_positions(80, min_actions=0, seed0=70_000):
-        state = pos._core().to_bytes()
+        state = pos.core
         assert solver.value(state) == max(solver.move_values(state).values())

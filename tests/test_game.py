@@ -43,7 +43,7 @@ def small_endgames(count, max_cards, seed=0):
     found, game = [], 0
     while len(found) < count:
         rng = random.Random(seed * 7919 + game)
-        core = Position.random_deal(seed * 7919 + game)._core()
+        core = Position.random_deal(seed * 7919 + game).core
         game += 1
         while True:
             f = core.export()
@@ -105,7 +105,7 @@ class RefNode:
 def reference_root(pos, hand_a, hand_b):
     dealt = Position(line=pos.line, hands=(counts_of_tokens(hand_a), counts_of_tokens(hand_b)),
                      hand_sizes=pos.hand_sizes, colls=pos.colls, round=4, to_move=pos.to_move, taken=pos.taken)
-    return RefNode(dealt._core())
+    return RefNode(dealt.core)
 
 
 def utility_a(state):

@@ -28,7 +28,7 @@ def test_sampler_deals_each_unseen_card_in_proportion(seed, moves):
     places = {"hand": view.hand_sizes[opp], "deck": 10 * (4 - view.round), "removed": 3}
     assert sum(places.values()) == n
     samples = 40_000
-    counts = dict(zip(places, sample_counts(view._core().to_bytes(), me, samples, seed=seed)))
+    counts = dict(zip(places, sample_counts(view.core, me, samples, seed=seed)))
     for place, size in places.items():
         assert sum(counts[place]) == samples * size
         for kind, available in enumerate(pool):
@@ -41,7 +41,7 @@ def test_sampler_deals_each_unseen_card_in_proportion(seed, moves):
 def test_sampler_never_deals_a_seen_card():
     _, view = mid_game_view(5, 12)
     pool = unseen_pool(view, view.to_move)
-    hand, deck, removed = sample_counts(view._core().to_bytes(), view.to_move, 2000, seed=1)
+    hand, deck, removed = sample_counts(view.core, view.to_move, 2000, seed=1)
     for kind, available in enumerate(pool):
         if available == 0:
             assert hand[kind] == deck[kind] == removed[kind] == 0
@@ -82,7 +82,7 @@ def test_same_seed_same_answer_and_seeds_matter():
 def test_node_pool_is_bounded():
     _, view = mid_game_view(8, 0)
     s = Searcher(max_nodes=500)
-    s.start(view._core().to_bytes(), view.to_move, seed=1)
+    s.start(view.core, view.to_move, seed=1)
     assert s.search(iterations=20_000) == 20_000
     assert s.nodes_used == 500
     assert sum(v for v, _, _, _ in s.root_stats().values()) == 20_000
