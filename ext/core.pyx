@@ -15,7 +15,7 @@ from world cimport Unseen, unseen_cards
 from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
     HAND_SIZE, TAKE_SIZE, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
-    DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome, zobrist,
+    DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome,
     deal_game, update_hand_masks, hand_size, state_problem, NCARDS,
 )
 from cpython.exc cimport PyErr_CheckSignals
@@ -470,10 +470,6 @@ cdef class CoreState:
         """The greedy policy's move (ext/policy.pxd), or None once the game is over."""
         cdef int m = greedy_move(&self.s)
         return None if m < 0 else m
-
-    def zobrist(self):
-        """The 64-bit Zobrist hash of the state."""
-        return zobrist(&self.s)
 
     def needs_deck(self, int depth):
         """True if playing `depth` more actions could reach a deal (the end of a round 1-3)."""

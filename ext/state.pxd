@@ -12,7 +12,7 @@ MOVE_TAKE. Players are 0 (a) and 1 (b).
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
-from rng cimport Rng, rng_below, splitmix64
+from rng cimport Rng, rng_below
 
 
 cdef extern from *:
@@ -257,47 +257,6 @@ cdef inline int game_outcome(const State *s, Score *scores, int *how) noexcept n
             return 0 if s.coll[0][k] > s.coll[1][k] else 1
     how[0] = HOW_DRAW
     return DRAW
-
-
-cdef inline uint64_t zobrist_key(uint64_t feature) noexcept nogil:
-    """The random key of one feature. Keys are derived, not tabled: splitmix64 of the index."""
-    cdef uint64_t x = feature * <uint64_t>0x2545F4914F6CDD1DULL
-    return splitmix64(&x)
-
-
-# Feature index bases of the Zobrist hash; each count feature has 16 slots (counts <= 8).
-cdef enum:
-    ZF_HAND = 0
-    ZF_COLL = ZF_HAND + 2 * NKINDS * 16
-    ZF_LINE = ZF_COLL + 2 * NKINDS * 16
-    ZF_DECK = ZF_LINE + LINE_MAX * NKINDS
-    ZF_MISC = ZF_DECK + DECK_MAX * NKINDS
-
-
-cdef inline uint64_t zobrist(const State *s) noexcept nogil:
-    """Zobrist hash of everything that decides the game from here (not the removed cards).
-
-    Equal positions hash equal; a count feature contributes key(kind, count) so that a
-    search can update the hash incrementally by XOR-ing out the old count and in the new.
-    """
-    cdef uint64_t h = 0
-    cdef int p, k, i
-    for p in range(2):
-        for k in range(NKINDS):
-            if s.hand[p][k]:
-                h ^= zobrist_key(ZF_HAND + (p * NKINDS + k) * 16 + s.hand[p][k])
-            if s.coll[p][k]:
-                h ^= zobrist_key(ZF_COLL + (p * NKINDS + k) * 16 + s.coll[p][k])
-    for i in range(s.line_len):
-        h ^= zobrist_key(ZF_LINE + i * NKINDS + s.line[i])
-    for i in range(s.deck_pos, s.deck_len):
-        h ^= zobrist_key(ZF_DECK + (i - s.deck_pos) * NKINDS + s.deck[i])
-    h ^= zobrist_key(ZF_MISC + s.round)
-    h ^= zobrist_key(ZF_MISC + 8 + s.to_move)
-    h ^= zobrist_key(ZF_MISC + 16 + s.taken)
-    h ^= zobrist_key(ZF_MISC + 24 + s.first)
-    h ^= zobrist_key(ZF_MISC + 32 + s.status)
-    return h
 
 
 cdef inline void deal_game(State *s, Rng *r) noexcept nogil:

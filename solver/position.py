@@ -426,10 +426,6 @@ class Position:
         hidden = tuple(self._hidden[q] if q == p else True for q in range(2))
         return _position(core, _hidden_flags(core, hidden), None)
 
-    def zobrist(self) -> int:
-        """The 64-bit Zobrist hash of the position (hidden hands count as empty)."""
-        return self._core.zobrist()
-
     # -- following a real game from one player's view ------------------------------------
 
     def deal(self, player, hand) -> "Position":
