@@ -2,11 +2,12 @@
 
 ``<line> <handA>/<handB> <collA>/<collB> <round> <to-move> <taken> [<deck> [<removed>]]``
 
-`parse_fields` turns one line into the plain fields of a `solver.position.Position`
-and rejects, with a `PositionError` naming the field and the reason, every invalid
-case NOTATION.md lists: this module reads and checks the syntax and the types, and
-reports the verdict of the core's one consistency check (`solver._core.position_problem`)
-on the rules. `format_fields` prints the canonical form.
+`read_fields` turns one line into the plain fields of a `solver.position.Position`
+(`normalize` does the same for fields given through the API) and `check_rules` rejects,
+with a `PositionError` naming the field and the reason, every invalid case NOTATION.md
+lists: this module reads and checks the syntax and the types, and reports the verdict of
+the core's one consistency check (`solver._core.position_problem`) on the rules.
+`format_fields` prints the canonical form.
 """
 
 from __future__ import annotations
@@ -68,18 +69,6 @@ def _pair(name: str, text: str) -> tuple[str, str]:
     if len(parts) != 2 or not all(parts):
         raise PositionError(name, f"{text!r} is not two fields separated by '/' (use '.' for an empty one)")
     return parts[0], parts[1]
-
-
-def parse_fields(text: str) -> dict:
-    """Parse and validate one DNP line into the keyword fields of `Position`.
-
-    >>> f = parse_fields("5+2 678+3C/????? ./. 1 a -")
-    >>> f["line"], f["hands"][1], f["hand_sizes"], f["deck"]
-    ((0, 4), None, (5, 5), None)
-    """
-    fields = read_fields(text)
-    check_rules(**fields)
-    return fields
 
 
 def read_fields(text: str) -> dict:
@@ -206,17 +195,8 @@ def normalize(line, hands, hand_sizes, colls, round, to_move, taken, deck, remov
                 to_move=to_move, taken=taken, deck=deck, removed=removed)
 
 
-def validate(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> None:
-    """Raise PositionError if no legal game reaches these fields (NOTATION.md's list).
-
-    The fields are first checked to be well formed (see `normalize`), so a value of the
-    wrong type or out of range is a PositionError naming its field, never another error.
-    """
-    check_rules(**normalize(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed))
-
-
 def check_rules(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> _core.CoreState:
-    """`validate` for fields already well formed (the output of `normalize`): the core's
+    """The rules' check of fields already well formed (by `read_fields` or `normalize`): the core's
     verdict (`solver._core.CoreState.checked`) reported as a PositionError, or the core
     state of the position when it breaks no rule."""
     core, problem = _core.CoreState.checked(line=line, hands=hands, hand_sizes=hand_sizes, colls=colls,
@@ -228,7 +208,11 @@ def check_rules(line, hands, hand_sizes, colls, round, to_move, taken, deck, rem
 
 
 def format_fields(line, hands, hand_sizes, colls, round, to_move, taken, deck, removed) -> str:
-    """The canonical DNP of position fields (the inverse of `parse_fields`).
+    """The canonical DNP of position fields (the inverse of `read_fields`).
+
+    >>> f = read_fields("5+2 678+3C/????? ./. 1 a -")
+    >>> f["line"], f["hands"][1], f["hand_sizes"], f["deck"]
+    ((0, 4), None, (5, 5), None)
 
     >>> format_fields(line=(0, 4), hands=(counts_of([1, 2, 3, 5, 10]), None), hand_sizes=(5, 5),
     ...     colls=(counts_of([]), counts_of([])), round=1, to_move=0, taken=0, deck=None, removed=None)
