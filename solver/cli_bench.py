@@ -7,11 +7,25 @@ import json
 import click
 
 from .bounds import (
-    MAX_GAMES, MAX_MOVETIME_MS, MAX_PAIRS, MAX_POSITIONS, MAX_SECONDS, MAX_SEED, MAX_TT_MB, MAX_WORKERS,
-    MIN_TT_MB, Real, Whole,
+    MAX_GAMES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_POSITIONS, MAX_SECONDS, MAX_SEED, MAX_TT_MB,
+    MAX_WORKERS, MIN_TT_MB, Real, Whole,
 )
 from .endgame import DEFAULT_TT_MB
 from .limit import Limit
+
+
+def seed_option(what: str):
+    """The --seed option of a suite; `what` says what the seed draws."""
+    return click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help=f"Seed of {what}.")
+
+
+# Every suite prints its figures as a table, or as one JSON object.
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
+
+def emit(report: dict, as_json: bool, format_report) -> None:
+    """Print a suite's report: one JSON object, or the suite's table."""
+    click.echo(json.dumps(report) if as_json else format_report(report))
 
 
 @click.group(invoke_without_command=True)
@@ -58,43 +72,43 @@ def bench(ctx, as_json):
               help="Random games for the C core.")
 @click.option("--reference-games", type=Whole(0, MAX_GAMES), default=2_000, show_default=True,
               help="Random games for the pure-Python reference model (0: skip it).")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals and moves.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@seed_option("the deals and moves")
+@json_option
 def bench_speed(games, reference_games, seed, as_json):
     """Random games per second on one core: the Cython core against the pure-Python model."""
     from .bench.speed import format_speed, run_speed
 
     report = run_speed(games=games, reference_games=reference_games, seed=seed)
-    click.echo(json.dumps(report) if as_json else format_speed(report))
+    emit(report, as_json, format_speed)
 
 
 @bench.command("api")
 @click.option("--games", type=Whole(1, MAX_GAMES), default=2_000, show_default=True,
               help="Random games for each of the API and the reference model.")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals and moves.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@seed_option("the deals and moves")
+@json_option
 def bench_api(games, seed, as_json):
     """Random games per second through the public Python API (Position), deal and result
     included, against the pure-Python reference model in the same run."""
     from .bench.api import format_api, run_api
 
     report = run_api(games=games, seed=seed)
-    click.echo(json.dumps(report) if as_json else format_api(report))
+    emit(report, as_json, format_api)
 
 
 @bench.command("solve")
 @click.option("--positions", type=Whole(1, MAX_POSITIONS), default=300, show_default=True,
               help="Round-4 start positions to solve.")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the games that reach them.")
+@seed_option("the games that reach them")
 @click.option("--tt-mb", type=Real(MIN_TT_MB, MAX_TT_MB), default=DEFAULT_TT_MB, show_default=True,
               help="Transposition table size in MB.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@json_option
 def bench_solve(positions, seed, tt_mb, as_json):
     """Exact-solver times on round-4 starts: open hands, table off, one-player view."""
     from .bench.solve import format_solve, run_solve
 
     report = run_solve(positions=positions, seed=seed, tt_mb=tt_mb)
-    click.echo(json.dumps(report) if as_json else format_solve(report))
+    emit(report, as_json, format_solve)
 
 
 @bench.command("search")
@@ -109,9 +123,9 @@ def bench_solve(positions, seed, tt_mb, as_json):
               help="ISMCTS milliseconds a move against the baselines.")
 @click.option("--scaling-pairs", type=Whole(1, MAX_PAIRS), default=100, show_default=True,
               help="Duplicate pairs at each budget of the 4x scaling curve.")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals.")
+@seed_option("the deals")
 @click.option("--workers", type=Whole(1, MAX_WORKERS), default=None, help="Game processes (default: every core).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@json_option
 def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed, workers, as_json):
     """ISMCTS iterations per second (1 thread, all threads) and, with --strength, match scores."""
     from .bench.search import format_speed_part, run_latency_part, run_speed_part, run_strength_part
@@ -132,45 +146,43 @@ def bench_search(seconds, deals, strength, games, movetime, scaling_pairs, seed,
 @click.option("--positions", type=Whole(1, MAX_POSITIONS), default=400, show_default=True,
               help="Round-4 start positions to analyse.")
 @click.option("--workers", type=Whole(1, MAX_WORKERS), default=None, help="Processes for the parallel run (default: every core).")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the games that reach them.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@seed_option("the games that reach them")
+@json_option
 def bench_analyse(positions, workers, seed, as_json):
     """Batch analysis rate with one worker and with every core, and the speed-up."""
     from .bench.analyse import format_analyse, run_analyse
 
     report = run_analyse(positions=positions, workers=workers, seed=seed)
-    click.echo(json.dumps(report) if as_json else format_analyse(report))
+    emit(report, as_json, format_analyse)
 
 
 @bench.command("adapters")
 @click.option("--games", type=Whole(1, MAX_PAIRS), default=300, show_default=True,
               help="Random games through each loop (the public API, OpenSpiel, PettingZoo).")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True, help="Seed of the deals and moves.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@seed_option("the deals and moves")
+@json_option
 def bench_adapters(games, seed, as_json):
     """Random games per second through the OpenSpiel game and the PettingZoo environment,
     against the same loop through the public Python API in the same run."""
     from .bench.adapters import format_adapters, run_adapters
 
     report = run_adapters(games=games, seed=seed)
-    click.echo(json.dumps(report) if as_json else format_adapters(report))
+    emit(report, as_json, format_adapters)
 
 
-from .bounds import MAX_ITERATIONS  # noqa: E402 - for `bench game` below
 
 
 @bench.command("game")
 @click.option("--positions", type=Whole(1, 10_000), default=10, show_default=True,
               help="Positions at each depth (two and three actions into round 4).")
-@click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
-              help="Seed of the self-play games that reach them.")
+@seed_option("the self-play games that reach them")
 @click.option("--selfplay-iterations", type=Whole(0, MAX_ITERATIONS), default=200, show_default=True,
               help="ISMCTS iterations a move in the self-play games (0: random play).")
 @click.option("--ahead", type=click.Choice(["2", "3", "both"]), default="both", show_default=True,
               help="Actions into round 4.")
 @click.option("--view/--no-view", default=True, show_default=True,
               help="Also measure the view policy's exploitability.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@json_option
 def bench_game(positions, seed, selfplay_iterations, ahead, view, as_json):
     """Game solver: time to exploitability 1e-3, memory, and the view policy's exploitability."""
     from .bench.game import format_game, run_game
@@ -178,4 +190,4 @@ def bench_game(positions, seed, selfplay_iterations, ahead, view, as_json):
     depths = (3, 2) if ahead == "both" else (int(ahead),)
     report = run_game(positions=positions, ahead=depths, seed=seed, view=view, iterations=selfplay_iterations,
                       log=None if as_json else click.echo)
-    click.echo(json.dumps(report) if as_json else format_game(report))
+    emit(report, as_json, format_game)

@@ -25,17 +25,21 @@ class DnoirError(ValueError):
     """An input mistake: the message names what was given and why it cannot be used."""
 
 
-class PositionError(DnoirError):
-    """An invalid position; the message names the field and the reason.
-
-    >>> str(PositionError("round", "'5' is not a round (1 to 4)"))
-    "round: '5' is not a round (1 to 4)"
-    """
+class FieldError(DnoirError):
+    """A mistake in one field of a structured input: `field` names it, `reason` says why."""
 
     def __init__(self, field: str, reason: str):
         super().__init__(f"{field}: {reason}")
         self.field = field
         self.reason = reason
+
+
+class PositionError(FieldError):
+    """An invalid position; the message names the field and the reason.
+
+    >>> str(PositionError("round", "'5' is not a round (1 to 4)"))
+    "round: '5' is not a round (1 to 4)"
+    """
 
 
 class MoveError(DnoirError):
@@ -64,13 +68,8 @@ class SpecError(DnoirError):
     """A bot spec that names no bot, a key the bot does not take, or a value out of range."""
 
 
-class RecordError(DnoirError):
+class RecordError(FieldError):
     """A game record that cannot be used: `field` names the field, `reason` says why."""
-
-    def __init__(self, field: str, reason: str):
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
 
 
 class SavedGameError(DnoirError):
@@ -110,6 +109,7 @@ class GameTooBig(DnoirError):
     for; the message gives the estimate (`--force` solves it anyway)."""
 
 
-__all__ = ["ArgumentError", "CardError", "DnoirError", "EventError", "GameTooBig", "ItemError",
-           "LimitError", "MoveError", "OptionError", "OutputFileError", "OutputMismatch",
-           "PositionError", "ProtocolError", "RecordError", "SavedGameError", "SpecError"]
+__all__ = ["ArgumentError", "CardError", "DnoirError", "EventError", "FieldError", "GameTooBig",
+           "ItemError", "LimitError", "MoveError", "OptionError", "OutputFileError",
+           "OutputMismatch", "PositionError", "ProtocolError", "RecordError", "SavedGameError",
+           "SpecError"]

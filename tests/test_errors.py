@@ -99,7 +99,7 @@ def test_debug_after_the_command_is_that_commands_unknown_option(capsys):
 @pytest.mark.parametrize("name", sorted(errors.__all__))
 def test_every_input_mistake_is_one_line_with_exit_code_2(capsys, monkeypatch, name):
     cls = getattr(errors, name)
-    exc = cls("field", "the reason") if name in ("PositionError", "RecordError") else \
+    exc = cls("field", "the reason") if name in ("FieldError", "PositionError", "RecordError") else \
         cls(2, "+4", "the reason") if name == "EventError" else cls("the reason")
     monkeypatch.setattr(solver.cli, "render_board", _raise(exc))
     code, out, err = run(capsys, "show", ROUND2)
