@@ -177,6 +177,8 @@ class Position:
             raise TypeError(f"unknown field(s) {', '.join(sorted(unknown))}")
         return Position(**{**self._field_values(), **changes})
 
+    __replace__ = replace  # copy.replace(pos, ...) (Python 3.13) works as pos.replace(...)
+
     def _field_values(self) -> dict:
         try:
             return self._fields
