@@ -6,9 +6,18 @@ tests/vectors holds a copy of the known-good vectors of ../shared/vectors.
 """
 
 import json
+import signal
 from pathlib import Path
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
+
+# Several tests press Ctrl-C on a `dnoir` subprocess (SIGINT) and expect exit code 130. A
+# process started with SIGINT ignored (pytest run from `nohup`, or in the background of a
+# shell without job control) passes that on to its children, and a Python child started
+# so never raises KeyboardInterrupt: the command would run on. A handler set here is reset
+# to the default in every child at exec, so each `dnoir` starts with Ctrl-C working.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def load_vectors(name: str) -> list[dict]:
