@@ -26,7 +26,6 @@ from .position import Position
 
 DEFAULT_TT_MB = 2.0
 OUTCOMES = {2: "win", 1: "win", 0: "draw", -1: "loss", -2: "loss"}
-_SCORE = {2: Fraction(1), 1: Fraction(1), 0: Fraction(1, 2), -1: Fraction(0), -2: Fraction(0)}
 
 
 @dataclass(frozen=True)
@@ -175,18 +174,22 @@ def _solve_view(pos: Position, solver: EndgameSolver) -> dict:
     size = pos.hand_sizes[opponent]
     worlds = solver.world_values(core, opponent, pool, size)
     total = comb(sum(pool), size)
+    # Sums of whole-number weights (deals giving each hand), divided by the number of deals
+    # once at the end: exact, without a Fraction operation per world and move.
     sums: dict[int, dict] = {}
     for hand, values in worlds:
-        weight = Fraction(world_weight(pool, hand), total)
+        weight = world_weight(pool, hand)
         for m, value in values.items():
             rank, margin = split_value(value)
-            acc = sums.setdefault(m, dict(expected=Fraction(0), win=Fraction(0), draw=Fraction(0),
-                                          loss=Fraction(0), margin=Fraction(0)))
-            acc["expected"] += weight * _SCORE[rank]
+            acc = sums.get(m)
+            if acc is None:
+                acc = sums[m] = dict(win=0, draw=0, loss=0, margin=0)
             acc[OUTCOMES[rank]] += weight
             acc["margin"] += weight * margin
-    moves = [MoveValue(move=str(Move(m)), margin=float(acc["margin"]), expected=acc["expected"],
-                       win=acc["win"], draw=acc["draw"], loss=acc["loss"])
+    moves = [MoveValue(move=str(Move(m)), margin=float(Fraction(acc["margin"], total)),
+                       expected=Fraction(2 * acc["win"] + acc["draw"], 2 * total),
+                       win=Fraction(acc["win"], total), draw=Fraction(acc["draw"], total),
+                       loss=Fraction(acc["loss"], total))
              for m, acc in sorted(sums.items())]
     # best expected score first, then best expected margin, then canonical order
     moves.sort(key=lambda mv: (-mv.expected, -mv.margin))
