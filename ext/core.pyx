@@ -14,7 +14,7 @@ from policy cimport greedy_move
 from world cimport Unseen, unseen_cards
 from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
-    HAND_SIZE, TAKE_SIZE, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
+    HAND_SIZE, TAKE_SIZE, LINE_START, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome,
     deal_game, update_hand_masks, hand_size, state_problem, NCARDS,
 )
@@ -60,7 +60,7 @@ KINDS = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
 RULE_CONSTANTS = dict(
     NKINDS=NKINDS, NCARDS=NCARDS, COMPOSITION=tuple(DN_COMPOSITION[k] for k in range(NKINDS)),
     HAND_SIZE=HAND_SIZE, TAKE_SIZE=TAKE_SIZE, ACTIONS_PER_ROUND=ACTIONS_PER_ROUND,
-    ROUNDS=LAST_ROUND, REMOVED=REMOVED,
+    ROUNDS=LAST_ROUND, REMOVED=REMOVED, LINE_START=LINE_START,
 )
 # the same as module attributes (the C names above are compile-time constants in this file)
 globals().update(RULE_CONSTANTS)

@@ -42,9 +42,10 @@ cdef enum:
     NMOVES = 12
     HAND_SIZE = 5
     TAKE_SIZE = 5
+    LINE_START = 2      # cards the deal puts on the line
     LINE_MAX = 48
-    DECK_MAX = 30
     REMOVED = 3
+    DECK_MAX = NCARDS - REMOVED - 2 * HAND_SIZE - LINE_START  # 30: the deck after the deal
     LAST_ROUND = 4
     ACTIONS_PER_ROUND = 6
     NOBODY = 2
@@ -262,7 +263,8 @@ cdef inline int game_outcome(const State *s, Score *scores, int *how) noexcept n
 cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
     """A uniformly random full deal (RULES.md, Setup); the round-1 first player by a coin flip.
 
-    From the shuffled 45 cards: 3 removed, 5 to a, 5 to b, 2 start the line, 30 form the deck.
+    From the shuffled 45 cards: 3 removed, 5 to a, 5 to b, 2 start the line, 30 form the deck
+    (REMOVED, HAND_SIZE, LINE_START, DECK_MAX).
     """
     cdef uint8_t cards[NCARDS]
     cdef int i, j, k, n = 0
@@ -277,17 +279,22 @@ cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
         cards[i] = cards[j]
         cards[j] = t
     memset(s, 0, sizeof(State))
+    # in the shuffled order: the removed cards, a's hand, b's hand, the line, the deck
+    n = 0
     for i in range(REMOVED):
-        s.removed[i] = cards[i]
+        s.removed[i] = cards[n + i]
+    n += REMOVED
     for i in range(HAND_SIZE):
-        s.hand[0][cards[3 + i]] += 1
-        s.hand[1][cards[8 + i]] += 1
+        s.hand[0][cards[n + i]] += 1
+        s.hand[1][cards[n + HAND_SIZE + i]] += 1
+    n += 2 * HAND_SIZE
     update_hand_masks(s)
-    s.line[0] = cards[13]
-    s.line[1] = cards[14]
-    s.line_len = 2
+    for i in range(LINE_START):
+        s.line[i] = cards[n + i]
+    s.line_len = LINE_START
+    n += LINE_START
     for i in range(DECK_MAX):
-        s.deck[i] = cards[15 + i]
+        s.deck[i] = cards[n + i]
     s.deck_len = DECK_MAX
     s.deck_known = 1
     s.round = 1

@@ -27,6 +27,7 @@ HAND_SIZE: int = _core.HAND_SIZE
 ACTIONS_PER_ROUND: int = _core.ACTIONS_PER_ROUND
 TAKE_SIZE: int = _core.TAKE_SIZE
 REMOVED: int = _core.REMOVED
+LINE_START: int = _core.LINE_START
 ROUNDS: int = _core.ROUNDS
 TAKEN_FIELDS = {"-": 0, "a": 1, "b": 2, "ab": 3}
 

@@ -61,7 +61,7 @@ import numpy as np
 import pyspiel
 
 from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move
-from .notation import ACTIONS_PER_ROUND, HAND_SIZE, PLAYERS, ROUNDS
+from .notation import ACTIONS_PER_ROUND, HAND_SIZE, LINE_START, PLAYERS, ROUNDS
 from .observation import OBSERVATION_SIZE, encode_view
 from .endgame import unseen_pool
 from .position import Position
@@ -69,7 +69,6 @@ from .position import Position
 GAME_NAME = "python_district_noir"
 NUM_ACTIONS = NKINDS + 1  # 11 plays and the take
 MAX_MOVES = ROUNDS * 2 * ACTIONS_PER_ROUND  # 48
-LINE_START = 2  # cards put on the line by the deal
 # The largest point margin the scoring allows: majorities 26 + 5 sets of 5 + alliances 18
 # against a player holding only the betrayals (-17). A city win counts as this margin.
 MAX_MARGIN = 26 + 25 + 18 + 17
