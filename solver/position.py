@@ -119,6 +119,7 @@ class Position:
     __slots__ = ("_core", "_hidden", "_removed", "_fields", "_hash")
 
     FIELDS = ("line", "hands", "hand_sizes", "colls", "round", "to_move", "taken", "deck", "removed")
+    __match_args__ = FIELDS  # `case Position(line, hands, ...)` as with the dataclass it was
 
     def __init__(self, line, hands, hand_sizes, colls, round, to_move, taken, deck=None, removed=None):
         # Built through the API a field may be of any type: check it as the parser would,
