@@ -9,7 +9,8 @@ import sys
 
 import click
 
-from .bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, Real, Whole
+from .analysis import DEFAULT_EQUILIBRIUM_NODES
+from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, Real, Whole
 from .errors import DnoirError
 from .notation import PLAYERS
 
@@ -115,8 +116,12 @@ def _checked_spec(spec: str) -> str:
               help="Search threads (default: every core).")
 @click.option("--seat", type=click.Choice(["a", "b"]), default=None,
               help="Review only this player's decisions.")
+@click.option("--equilibrium-nodes", type=Whole(0, MAX_GRADE_NODES), default=DEFAULT_EQUILIBRIUM_NODES,
+              show_default=True,
+              help="Grade round-4 moves against the equilibrium when its public tree has at most this "
+                   "many nodes, from the third action of the round on (as dnoir analyse); 0: the view.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object a decision.")
-def review(record_file, index, seconds, iterations, seed, threads, seat, as_json):
+def review(record_file, index, seconds, iterations, seed, threads, seat, equilibrium_nodes, as_json):
     """Review every decision of the game records in RECORD: the expected score lost against the best move.
 
     RECORD holds `dnoir match` records, or a game saved by `dnoir play` (reviewed from
@@ -141,7 +146,8 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, as_json
                 click.echo(f"\rreviewing game {number}: move {decision.ply} done ", err=True, nl=False)
         try:
             decisions = review_record(record, Limit.given(seconds, iterations), seed=seed, threads=threads,
-                                      seats={seat} if seat else None, on_decision=emit)
+                                      seats={seat} if seat else None, on_decision=emit,
+                                      equilibrium_nodes=equilibrium_nodes)
         except DnoirError as e:  # the record's mistake (a field, a move); anything else is a bug
             raise click.ClickException(f"{record_file} line {line}: {e}") from None
         if progress:

@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from .analysis import BLUNDER, MISTAKE, grade
+from .analysis import BLUNDER, DEFAULT_EQUILIBRIUM_NODES, MISTAKE, grade
 from .errors import RecordError
 from .events import HAND_PREFIX, EventError, apply_event, observer_of, parse_event
 from .limit import Limit
@@ -99,14 +99,15 @@ def game_of(record: dict) -> tuple[Position, list[str], set[str]]:
 
 
 def judge(view: Position, played: str, limit: Limit | None = None, seed: int = 0, threads: int | None = None,
-          ply: int = 0) -> Decision:
+          ply: int = 0, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> Decision:
     """The decision of the side to move of `view` to play `played`, judged from that view
-    (before round 4 by a search within `limit`, default 1 s)."""
+    (before round 4 by a search within `limit`, default 1 s; in round 4 by
+    `solver.analysis.grade` with `equilibrium_nodes`)."""
     from .search import advise
 
     mover = PLAYERS[view.to_move]
     if view.round == ROUNDS:
-        judged = grade(view)
+        judged = grade(view, equilibrium_nodes)
         loss = float(judged.loss(played))
         return Decision(ply, mover, view.round, str(view), played, judged.best, float(judged.expected[played]),
                         float(judged.reference), loss, loss, loss, True, mark_for(loss), judged.method)
@@ -144,11 +145,13 @@ def _standard_error(stats) -> float:
 
 def review_record(record: dict, limit: Limit | None = None, seed: int = 0,
                   threads: int | None = None, seats: set[str] | None = None,
-                  on_decision: Callable[[Decision], None] | None = None) -> list[Decision]:
+                  on_decision: Callable[[Decision], None] | None = None,
+                  equilibrium_nodes: int = DEFAULT_EQUILIBRIUM_NODES) -> list[Decision]:
     """Every reviewed decision of a game record, in order (see the module docstring).
 
     `limit` is the search budget of each decision before round 4 (default 1 s); `seats`
-    limits the review to those players. RecordError names what is wrong with
+    limits the review to those players; `equilibrium_nodes` is the largest round-4 game
+    graded against the equilibrium (as `dnoir analyse --equilibrium-nodes`). RecordError names what is wrong with
     the record (a field, or the move that cannot be played, with its index).
     """
     pos, tokens, reviewed = game_of(record)
@@ -164,7 +167,8 @@ def review_record(record: dict, limit: Limit | None = None, seed: int = 0,
             view = pos.view(PLAYERS[pos.to_move])
             legal = view.legal_moves()
             if event.move in legal and len(legal) > 1:  # a forced move is no decision
-                decision = judge(view, token, limit, seed=seed, threads=threads, ply=ply)
+                decision = judge(view, token, limit, seed=seed, threads=threads, ply=ply,
+                                 equilibrium_nodes=equilibrium_nodes)
                 decisions.append(decision)
                 if on_decision is not None:
                     on_decision(decision)

@@ -199,3 +199,14 @@ def test_the_searchs_standard_error_is_used_once_a_move_has_enough_visits():
     assert _standard_error(Stats(MIN_VISITS_FOR_SE - 1, 0.5, 0.01)) == pytest.approx(math.sqrt(0.25 / 29))
     assert _standard_error(Stats(100, 0.0, 0.0)) == pytest.approx(0.05)
     assert _standard_error(Stats(0, 0.0, 0.0)) == math.inf
+
+
+def test_review_grades_round_four_by_the_view_when_told(tmp_path):
+    path = tmp_path / "game.jsonl"
+    path.write_text(json.dumps(play_game(Position.random_deal(31), ("random", "random"), seed=31)) + "\n")
+    methods = {}
+    for nodes in ("300000", "0"):
+        run = dnoir("review", str(path), "--json", "--iterations", "50", "--threads", "1", "--equilibrium-nodes", nodes)
+        assert run.returncode == 0, run.stderr
+        methods[nodes] = {d["method"] for d in map(json.loads, run.stdout.splitlines()) if d["round"] == 4}
+    assert methods == {"300000": {"view", "equilibrium"}, "0": {"view"}}
