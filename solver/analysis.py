@@ -10,7 +10,7 @@ A position whose deck is empty (round 4) gets the exact one-player-view values o
 move for its side to move (the `mode`, `best`, `moves` fields of `dnoir solve --json`),
 when both hands are known the open-hands values under `open`, and under `equilibrium`
 the mover's equilibrium strategy at its hand when the game is small enough (see
-`grade`; null otherwise). A game record has each of its round-4 decisions annotated with
+`grade`; null otherwise); `method` says which of the two to go by. A game record has each of its round-4 decisions annotated with
 the expected score the move played lost, from the mover's view: `??` (blunder) for a loss
 of at least BLUNDER, `?` (mistake) for at least MISTAKE.
 
@@ -208,6 +208,8 @@ def analyse_position(pos: Position, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM
     out = dict(to_move=result["to_move"], mode="view", best=result["best"], moves=result["moves"],
                worlds=result["worlds"])
     out["equilibrium"] = equilibrium_summary(graded_equilibrium(view, equilibrium_nodes))
+    # what a reader should go by: the equilibrium when there is one, else the (optimistic) view
+    out["method"] = "view" if out["equilibrium"] is None else "equilibrium"
     if None not in pos.hands:
         open_result = solve(pos, mode="open").to_dict()
         out["open"] = dict(best=open_result["best"], moves=open_result["moves"], pv=open_result["pv"],

@@ -298,6 +298,7 @@ def csv_rows(result: dict, run_settings: dict | None = None) -> list[dict]:
                      expected=m["expected"], win=m["win"], draw=m["draw"], loss=m["loss"], margin=m["margin"],
                      open_outcome=open_moves.get(m["move"], {}).get("outcome", ""),
                      open_margin=open_moves.get(m["move"], {}).get("margin", ""),
+                     method=result.get("method", "view"),
                      frequency=eq_moves.get(m["move"], {}).get("frequency", ""),
                      equilibrium_expected=eq_moves.get(m["move"], {}).get("expected", ""))
                 for m in result["moves"]]

@@ -456,6 +456,7 @@ def test_positions_carry_the_equilibrium_when_small(tmp_path):
     assert eq["exploitability"] <= 1e-3 and {m["move"] for m in eq["moves"]} == {"-2", "T", "+3", "8"}
     assert {m["move"]: m["expected"] for m in results[1]["moves"]}["-2"] == 1.0  # the view's optimism
     assert results[2]["equilibrium"] is None
+    assert (results[1]["method"], results[2]["method"]) == ("equilibrium", "view")
     out_csv = tmp_path / "out.csv"
     assert dnoir("analyse", str(src), "--out", str(out_csv), "--csv", "--workers", "1").returncode == 0
     rows = list(csv.DictReader(open(out_csv)))
@@ -463,3 +464,4 @@ def test_positions_carry_the_equilibrium_when_small(tmp_path):
     assert {m["move"]: str(m["frequency"]) for m in eq["moves"]} == \
         {move: f for (line, move), f in frequency.items() if line == "1"}
     assert {f for (line, _), f in frequency.items() if line == "2"} == {""}
+    assert {(r["line"], r["method"]) for r in rows} == {("1", "equilibrium"), ("2", "view")}
