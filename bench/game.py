@@ -21,6 +21,7 @@ import time
 
 from solver.bots import make_bot
 from solver.game import GameTooBig, exploitability, solve_game
+from solver.limit import Limit
 from solver.position import Position
 
 TARGET = 1e-3
@@ -68,7 +69,7 @@ def run_game(positions: int = 10, ahead=(3, 2), seed: int = 0, view: bool = True
             start = time.perf_counter()
             row = dict(dnp=str(pos))
             try:
-                sol = solve_game(pos, target=TARGET, seconds=seconds, max_memory_mb=max_memory_mb)
+                sol = solve_game(pos, target=TARGET, limit=Limit(seconds=seconds), max_memory_mb=max_memory_mb)
             except GameTooBig as e:
                 row.update(refused=str(e))
                 rows.append(row)

@@ -17,6 +17,7 @@ from .game import (
     DEFAULT_MAX_MEMORY_MB, DEFAULT_SECONDS, DEFAULT_TARGET, GAME_NOTE, ExploitReport, GameSolution,
     exploitability, solve_game,
 )
+from .limit import Limit
 from .notation import PLAYERS
 
 
@@ -51,7 +52,7 @@ def solve_game_command(pos, as_json: bool, target: float | None, seconds: float 
                        strategy_file: str | None, force: bool) -> None:
     """`dnoir solve --mode game`: solve, print, and write the strategy file when asked."""
     sol = solve_game(pos, target=DEFAULT_TARGET if target is None else target,
-                     seconds=DEFAULT_SECONDS if seconds is None else seconds,
+                     limit=Limit(seconds=DEFAULT_SECONDS if seconds is None else seconds),
                      max_memory_mb=DEFAULT_MAX_MEMORY_MB, force=force)
     infosets = _write_strategy(sol, strategy_file) if strategy_file else None
     if as_json:
@@ -100,6 +101,6 @@ def exploit(dnp, policy, seed, target, seconds, max_memory_mb, force, as_json):
     Prints the best-response value against the policy for each seat and the
     exploitability: the mean of the two best-response gains over the game value.
     """
-    report = exploitability(position_arg(dnp), policy=policy, seed=seed, target=target, seconds=seconds,
-                            max_memory_mb=max_memory_mb, force=force)
+    report = exploitability(position_arg(dnp), policy=policy, seed=seed, target=target,
+                            limit=Limit(seconds=seconds), max_memory_mb=max_memory_mb, force=force)
     click.echo(json.dumps(report.to_dict()) if as_json else render_exploit(report))

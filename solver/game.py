@@ -32,12 +32,15 @@ from functools import lru_cache
 
 from ._cfr import GameTree
 from .cards import COMPOSITION, NKINDS, Move, format_counts
-from .errors import GameTooBig
+from .limit import Limit
+from .errors import GameTooBig, LimitError
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 
 DEFAULT_TARGET = 1e-3
 DEFAULT_SECONDS = 300.0
+# The budget of a solve when none is given: CFR+ stops at the target or after 300 s.
+DEFAULT_LIMIT = Limit(seconds=DEFAULT_SECONDS)
 DEFAULT_MAX_MEMORY_MB = 4096.0
 # Time model of one tree walk (the CFR+ iteration makes two, the exploitability check two
 # more), measured on the project machine: per node, and per (hand, hand) pair at terminals.
@@ -238,14 +241,16 @@ def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: 
     return tree, est
 
 
-def run_cfr(tree: GameTree, target: float | None, seconds: float | None, iterations: int | None,
-            on_check=None) -> tuple[float, float, float]:
-    """CFR+ on a built tree until the exploitability is at most `target`, or a budget ends.
+def run_cfr(tree: GameTree, target: float | None, limit: Limit, on_check=None) -> tuple[float, float, float]:
+    """CFR+ on a built tree until the exploitability is at most `target`, or `limit` ends
+    (its seconds, or its iterations counted as CFR+ iterations; an infinite limit: the target only).
 
     The exploitability is checked exactly after batches of about a quarter of the iterations
     made so far. Returns the last (best response of a, best response of b, exploitability).
-    Without `seconds` no clock is read: the run, and so its result, is the same on every machine.
+    Without a time in `limit` no clock is read: the run, and so its result, is the same on
+    every machine.
     """
+    seconds, iterations = limit.seconds, limit.iterations
     start = time.perf_counter() if seconds is not None else 0.0
     br = (1.0, 1.0, 0.5)
     while True:
@@ -275,18 +280,17 @@ def run_cfr(tree: GameTree, target: float | None, seconds: float | None, iterati
             return br
 
 
-def solve_game(position: Position, target: float | None = DEFAULT_TARGET, seconds: float | None = DEFAULT_SECONDS,
-               iterations: int | None = None, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
-               force: bool = False, on_check=None) -> GameSolution:
+def solve_game(position: Position, target: float | None = DEFAULT_TARGET, limit: Limit = DEFAULT_LIMIT,
+               max_memory_mb: float = DEFAULT_MAX_MEMORY_MB, force: bool = False, on_check=None) -> GameSolution:
     """Solve the round-4 game of `position` for its side to move (see the module docstring).
 
-    Stops once the exploitability is at most `target`, or after `seconds` or `iterations`.
-    Raises GameTooBig, with the size estimate, when the tree would not fit `max_memory_mb`
-    or one iteration would not fit `seconds` (unless `force`).
+    Stops once the exploitability is at most `target`, or when `limit` ends (seconds and/or
+    CFR+ iterations). Raises GameTooBig, with the size estimate, when the tree would not fit
+    `max_memory_mb` or one iteration would not fit the limit's time (unless `force`).
     """
     start = time.perf_counter()
-    tree, est = _prepare(position, max_memory_mb, seconds, force)
-    br_a, br_b, expl = run_cfr(tree, target, seconds, iterations, on_check)
+    tree, est = _prepare(position, max_memory_mb, limit.seconds, force)
+    br_a, br_b, expl = run_cfr(tree, target, limit, on_check)
     value_a = tree.profile_value()
     mover = position.to_move
     moves = None
@@ -400,7 +404,7 @@ class ExploitReport:
 
 
 def exploitability(position: Position, policy: str = "view", seed: int = 0, target: float = 1e-6,
-                   seconds: float | None = DEFAULT_SECONDS, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+                   limit: Limit = DEFAULT_LIMIT, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
                    force: bool = False, solution: GameSolution | None = None) -> ExploitReport:
     """The exploitability of `policy` in the round-4 game of `position`.
 
@@ -412,8 +416,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
     """
     start = time.perf_counter()
     choose = policy_function(policy, seed)
-    sol = solution or solve_game(position, target=target, seconds=seconds, max_memory_mb=max_memory_mb,
-                                 force=force)
+    sol = solution or solve_game(position, target=target, limit=limit, max_memory_mb=max_memory_mb, force=force)
     tree = sol.tree
     if policy == "view":
         tree.set_view_policy()  # the same choice as view_choice, computed in one pass over the tree
@@ -435,14 +438,15 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
 # ---------------------------------------------------------------------------------------
 # Advice for callers with a budget
 
-def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 1024.0,
+def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024.0,
                        target: float = 1e-4) -> dict | None:
-    """The equilibrium advice for the side to move of `view`, or None when it does not fit `budget`.
+    """The equilibrium advice for the side to move of `view`, or None when it does not fit `limit`.
 
     `view` is a round-4 position with the mover's hand known (other hands are ignored);
-    `budget` is in seconds. Returns None when the position is not an unsettled round-4
-    position with the mover's hand known, or when the tree's estimated size does not fit
-    `max_memory_mb` or its estimated time for 30 iterations does not fit the budget. Else:
+    `limit` must give a time (LimitError otherwise): the budget the tree must fit. Returns
+    None when the position is not an unsettled round-4 position with the mover's hand
+    known, or when the tree's estimated size does not fit `max_memory_mb` or its estimated
+    time for 30 iterations does not fit the budget. Else:
 
         {"method": "equilibrium", "best": "8", "game_value": 0.61, "hand_value": 0.63,
          "exploitability": 0.0009, "iterations": 120, "seconds": 0.4,
@@ -460,7 +464,9 @@ def equilibrium_advice(view: Position, budget: float, max_memory_mb: float = 102
         return None
     if view.hands[view.to_move] is None:
         return None
-    advice = _advice_cached(_hand_key(view), float(budget), float(max_memory_mb), float(target))
+    if limit.seconds is None:
+        raise LimitError("the equilibrium advice needs a time budget (seconds)")
+    advice = _advice_cached(_hand_key(view), limit.seconds, float(max_memory_mb), float(target))
     return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
 
 
@@ -544,7 +550,7 @@ def _advice_cached(key, budget, max_memory_mb, target):
         return None
     tree.build()
     left = budget - (time.perf_counter() - start)
-    _, _, expl = run_cfr(tree, target, max(left, 1e-3), None)
+    _, _, expl = run_cfr(tree, target, Limit(seconds=max(left, 1e-3)))
     return dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)
 
 
@@ -554,7 +560,7 @@ def _grade_cached(key, max_nodes, target, max_iterations):
     if not _counted(tree, max_nodes).complete:
         return None
     tree.build()
-    _, _, expl = run_cfr(tree, target, None, max_iterations)
+    _, _, expl = run_cfr(tree, target, Limit(iterations=max_iterations))
     return _hand_answer(tree, key, expl) if expl <= target else None
 
 __all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",

@@ -317,7 +317,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     if view.round == ROUNDS and exact and endgame == "auto":
         from .game import equilibrium_advice
 
-        eq = equilibrium_advice(view, budget=limit.seconds if limit.seconds is not None else DEFAULT_LIMIT.seconds)
+        eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT)
         if eq is not None:
             moves = [MoveStats(move=m["move"], visits=None, share=m["frequency"], expected=m["expected"],
                                margin=None) for m in eq["moves"]]

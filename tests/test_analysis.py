@@ -14,6 +14,7 @@ import pytest
 from solver.analysis import BLUNDER, MISTAKE, Item, analyse_item, parse_item
 from solver.batch import make_plan, read_items, run_plan
 from solver.endgame import solve
+from solver.limit import Limit
 from solver.match import make_jobs, play_job
 from solver.position import Position
 
@@ -423,7 +424,7 @@ def test_equilibrium_grading_reads_no_clock(monkeypatch):
         assert game.equilibrium_grade(view, nodes - 1) is None  # one node over the cap: the view grades it
     assert graded is not None and graded["exploitability"] <= game.GRADE_TARGET and "seconds" not in graded
     # the game solver run to the same target within the same iterations gives the same figures
-    solution = game.solve_game(view, target=game.GRADE_TARGET, seconds=None, iterations=game.GRADE_ITERATIONS)
+    solution = game.solve_game(view, target=game.GRADE_TARGET, limit=Limit(iterations=game.GRADE_ITERATIONS))
     assert graded["iterations"] == solution.iterations
     assert graded["moves"] == [m.to_dict() for m in solution.moves]
     assert game.move_loss(graded, "-2") == pytest.approx(0.7188, abs=1e-3)

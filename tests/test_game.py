@@ -25,6 +25,7 @@ from solver.game import (
     GameTooBig, equilibrium_advice, estimate, exploitability, policy_function, solve_game,
     view_choice,
 )
+from solver.limit import Limit
 from solver.position import Position
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
@@ -289,7 +290,7 @@ def test_cfr_game_value_agrees_with_the_sequence_form_lp_on_100_endgames():
     positions = small_endgames(100, max_cards=4, seed=1)
     undecided = 0
     for pos in positions:
-        sol = solve_game(pos, target=1e-7, seconds=None, iterations=200_000)
+        sol = solve_game(pos, target=1e-7, limit=Limit(iterations=200_000))
         assert sol.exploitability <= 1e-7, str(pos)
         value_a = sol.game_value if pos.to_move == 0 else 1.0 - sol.game_value
         assert abs(value_a - lp_game_value(pos)) <= 1e-6, str(pos)
@@ -299,7 +300,7 @@ def test_cfr_game_value_agrees_with_the_sequence_form_lp_on_100_endgames():
 
 def test_game_value_lies_between_the_two_best_responses():
     pos = small_endgames(1, max_cards=5, seed=4)[0]
-    sol = solve_game(pos, target=None, seconds=None, iterations=7)
+    sol = solve_game(pos, target=None, limit=Limit(iterations=7))
     br_a, br_b = sol.best_response
     value_a = sol.tree.profile_value()
     assert 1.0 - br_b - 1e-12 <= value_a <= br_a + 1e-12
@@ -329,7 +330,7 @@ def test_best_response_agrees_with_brute_force_over_every_pure_strategy():
     assert len(cases) == 3
     for pos in cases:
         # a strategy far from equilibrium (two iterations), and the uniform policy
-        sol = solve_game(pos, target=None, seconds=None, iterations=2)
+        sol = solve_game(pos, target=None, limit=Limit(iterations=2))
         table = strategy_table(sol.tree)
         for p in range(2):
             brute, pure = brute_force_best_response(pos, p, table_strategy(table))
@@ -345,7 +346,7 @@ def test_best_response_agrees_with_brute_force_over_every_pure_strategy():
 
 def test_the_tree_has_one_information_set_per_hand_and_history_of_the_reference():
     pos = small_endgames(1, max_cards=4, seed=5)[0]
-    sol = solve_game(pos, target=None, seconds=None, iterations=1)
+    sol = solve_game(pos, target=None, limit=Limit(iterations=1))
     ours = set(strategy_table(sol.tree))
     ref = {}
 
@@ -361,7 +362,7 @@ def test_the_tree_has_one_information_set_per_hand_and_history_of_the_reference(
 
 def test_the_view_policy_is_the_view_solvers_choice_at_every_information_set():
     pos = small_endgames(1, max_cards=5, seed=6)[0]
-    sol = solve_game(pos, target=None, seconds=None, iterations=1)
+    sol = solve_game(pos, target=None, limit=Limit(iterations=1))
     sol.tree.set_view_policy()
     checked = 0
     for _, _, p, _, current, history, probs in sol.tree.infosets(True):
@@ -457,7 +458,7 @@ def test_round4_start_is_refused_with_its_size_estimate_unless_forced():
     with pytest.raises(GameTooBig, match=r"does not fit in 10 MB: at least [\d,]+ public nodes"):
         solve_game(pos, max_memory_mb=10)
     with pytest.raises(GameTooBig, match=r"does not fit in 0.01 s: at least [\d,]+ public nodes"):
-        solve_game(pos, seconds=0.01)
+        solve_game(pos, limit=Limit(seconds=0.01))
     assert not estimate(pos, max_memory_mb=10).complete
 
 
@@ -475,12 +476,12 @@ def test_solve_game_reports_the_movers_strategy_at_its_hand():
 
 
 def test_equilibrium_advice_answers_small_trees_and_declines_big_ones():
-    advice = equilibrium_advice(Position.parse(SMALL).view("a"), budget=5.0)
+    advice = equilibrium_advice(Position.parse(SMALL).view("a"), Limit(seconds=5.0))
     assert advice["method"] == "equilibrium" and advice["exploitability"] <= 1e-3
     assert {m["move"] for m in advice["moves"]} == {"7", "8"} and advice["best"] in {"7", "8"}
-    assert equilibrium_advice(Position.parse(ROUND4_START).view("a"), budget=0.5) is None
+    assert equilibrium_advice(Position.parse(ROUND4_START).view("a"), Limit(seconds=0.5)) is None
     hidden = Position.parse(SMALL).view("b")  # a to move, a's hand hidden
-    assert equilibrium_advice(hidden, budget=5.0) is None
+    assert equilibrium_advice(hidden, Limit(seconds=5.0)) is None
 
 
 def test_cli_solve_game_json_and_strategy_file(tmp_path):
