@@ -152,14 +152,7 @@ cdef void child_lists(Game *g, int d, int p, int move, const double *mover_prob,
     cdef Ctx *c = &g.ctx[d]
     cdef Ctx *n = &g.ctx[d + 1]
     cdef int q = 1 - p
-    cdef int h, m, k, limit
-    cdef int32_t hand
-    cdef const uint8_t *hands
-    cdef const int32_t *src_list
-    cdef const double *src_reach
-    cdef int32_t *dst_list
-    cdef double *dst_reach
-    cdef int32_t *dst_pos
+    cdef int h, k
     memcpy(n.played, c.played, sizeof(c.played))
     memcpy(n.remaining, c.remaining, sizeof(c.remaining))
     if move == MOVE_TAKE:
@@ -180,40 +173,38 @@ cdef void child_lists(Game *g, int d, int p, int move, const double *mover_prob,
     k = move
     n.played[p][k] += 1
     n.remaining[k] -= 1
-    # the mover: hands holding k
-    hands = g.hands[p] + k
-    limit = c.played[p][k]
-    src_list = c.list[p]
-    src_reach = c.reach[p]
-    dst_list = n.list[p] = g.list_buf[d + 1][p]
-    dst_reach = n.reach[p] = g.reach_buf[d + 1][p]
-    dst_pos = n.parent_pos[p] = g.pos_buf[d + 1][p]
-    m = 0
+    # the mover keeps the hands holding k (more than it had played before); the other,
+    # the hands holding no more k than it has played and the cards still unseen
+    filter_hands(g, d, p, k, c.played[p][k] + 1, 255, mover_prob, nact, a)
+    filter_hands(g, d, q, k, 0, c.played[q][k] + n.remaining[k], NULL, 0, 0)
+
+
+cdef inline void filter_hands(Game *g, int d, int p, int k, int low, int high,
+                              const double *prob, int nact, int a) noexcept nogil:
+    """ctx[d + 1]'s list of p: the hands of ctx[d]'s list holding from `low` to `high` cards of
+    kind k, their reach multiplied by prob[h * nact + a] (NULL: kept), each with its parent position."""
+    cdef Ctx *c = &g.ctx[d]
+    cdef Ctx *n = &g.ctx[d + 1]
+    cdef const uint8_t *hands = g.hands[p] + k
+    cdef const int32_t *src_list = c.list[p]
+    cdef const double *src_reach = c.reach[p]
+    cdef int32_t *dst_list = g.list_buf[d + 1][p]
+    cdef double *dst_reach = g.reach_buf[d + 1][p]
+    cdef int32_t *dst_pos = g.pos_buf[d + 1][p]
+    cdef int h, held, m = 0
+    cdef int32_t hand
+    n.list[p] = dst_list
+    n.reach[p] = dst_reach
+    n.parent_pos[p] = dst_pos
     for h in range(c.n[p]):
         hand = src_list[h]
-        if hands[hand * NKINDS] > limit:
+        held = hands[hand * NKINDS]
+        if low <= held <= high:
             dst_list[m] = hand
-            dst_reach[m] = src_reach[h] * (mover_prob[h * nact + a] if mover_prob != NULL else 1.0)
+            dst_reach[m] = src_reach[h] * prob[h * nact + a] if prob != NULL else src_reach[h]
             dst_pos[m] = h
             m += 1
     n.n[p] = m
-    # the other: hands holding no more k than remain unseen
-    hands = g.hands[q] + k
-    limit = c.played[q][k] + n.remaining[k]
-    src_list = c.list[q]
-    src_reach = c.reach[q]
-    dst_list = n.list[q] = g.list_buf[d + 1][q]
-    dst_reach = n.reach[q] = g.reach_buf[d + 1][q]
-    dst_pos = n.parent_pos[q] = g.pos_buf[d + 1][q]
-    m = 0
-    for h in range(c.n[q]):
-        hand = src_list[h]
-        if hands[hand * NKINDS] <= limit:
-            dst_list[m] = hand
-            dst_reach[m] = src_reach[h]
-            dst_pos[m] = h
-            m += 1
-    n.n[q] = m
 
 
 cdef void child_ctx(Game *g, int d, int move) noexcept nogil:
