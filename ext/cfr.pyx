@@ -944,30 +944,30 @@ cdef class GameTree:
                          for a in legal}
                 yield (n, h, p, initial, current, tuple(history), probs)
 
-    def _movers(self, history):
-        """The player who made each move of a history from the root."""
+    cdef State _replay(self, history, list movers):
+        """The public state after `history` (moves from the root), with the hands left empty;
+        appends to `movers` (if not None) the player who made each move."""
         cdef State s = self.root
-        out = []
         for m in history:
-            out.append(s.to_move)
-            if m != MOVE_TAKE:
+            if movers is not None:
+                movers.append(s.to_move)
+            if m != MOVE_TAKE:  # the core plays from a hand: give the mover that one card
                 s.hand[s.to_move][m] = 1
                 update_hand_masks(&s)
             apply_move(&s, m)
             memset(s.hand, 0, sizeof(s.hand))
             update_hand_masks(&s)
+        return s
+
+    def _movers(self, history):
+        """The player who made each move of a history from the root."""
+        out = []
+        self._replay(history, out)
         return out
 
     def public_fields(self, history):
         """The public state after `history` (moves from the root): line, colls, taken, to_move, sizes."""
-        cdef State s = self.root
-        for m in history:
-            if m != MOVE_TAKE:
-                s.hand[s.to_move][m] = 1
-                update_hand_masks(&s)
-            apply_move(&s, m)
-            memset(s.hand, 0, sizeof(s.hand))
-            update_hand_masks(&s)
+        cdef State s = self._replay(history, None)
         return dict(line=tuple(s.line[i] for i in range(s.line_len)),
                     colls=tuple(tuple(s.coll[p][k] for k in range(NKINDS)) for p in range(2)),
                     taken=s.taken, to_move=s.to_move,
