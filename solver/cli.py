@@ -23,7 +23,7 @@ import click
 from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .board import render_advice, render_board, render_score, render_solve
 from .bounds import (
-    MAX_ITERATIONS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
+    MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
     Real, Whole, whole,
 )
 from .cli_bench import bench
@@ -34,6 +34,7 @@ from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
 from .errors import DnoirError
 from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
+from .limit import Limit
 from .position import EXAMPLE_DNP, Position
 
 
@@ -180,7 +181,6 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
     import signal
     import threading
 
-    from .limit import Limit
     from .search import advise as advise_position
 
     pos = position_arg(dnp, default=EXAMPLE_DNP)
@@ -202,11 +202,15 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
               help="Search threads.")
 @click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
               help="Playout policy.")
-def engine(threads, policy):
-    """Speak the engine protocol (NOTATION.md) on stdin/stdout, for arenas and GUIs."""
+@click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
+              help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
+                   "than searched [default: the engine's EXACT_MIN_SECONDS].")
+def engine(threads, policy, exact_from_ms):
+    """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     from .engine import Engine
 
-    Engine(threads=threads, policy=policy).run(sys.stdin)
+    exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
+    Engine(threads=threads, policy=policy, exact_from=exact_from).run(sys.stdin)
 
 
 # The commands of the leaf modules, added to the root (the leaves never import this module).

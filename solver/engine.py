@@ -192,11 +192,15 @@ class _Running:
 class Engine:
     """One engine session; `handle(line)` answers one command, False once `quit` is read.
 
-    `threads` and `policy` are the starting values of the Threads and Policy options.
+    `threads` and `policy` are the starting values of the Threads and Policy options;
+    `exact_from` (seconds, default EXACT_MIN_SECONDS) is the shortest movetime at which a
+    round-4 position is solved exactly rather than searched.
     """
 
-    def __init__(self, out=None, threads: int = 1, policy: str = DEFAULT_POLICY):
+    def __init__(self, out=None, threads: int = 1, policy: str = DEFAULT_POLICY,
+                 exact_from: float | None = None):
         self.out = out if out is not None else sys.stdout
+        self.exact_from = EXACT_MIN_SECONDS if exact_from is None else exact_from
         self.options = {o.name.lower(): o for o in (
             Option("Threads", "spin", threads, 1, MAX_THREADS),
             Option("Hash", "spin", HASH_DEFAULT_MB, HASH_MIN_MB, HASH_MAX_MB),
@@ -325,7 +329,7 @@ class Engine:
             if asked.seconds is not None:  # what is left of movetime once the answer is allowed for
                 left = start + asked.seconds - SAFETY_SECONDS - time.perf_counter()
                 limit = replace(asked, seconds=max(MIN_SECONDS, left))
-            exact = pos.round == ROUNDS and (asked.seconds is None or asked.seconds >= EXACT_MIN_SECONDS)
+            exact = pos.round == ROUNDS and (asked.seconds is None or asked.seconds >= self.exact_from)
             max_nodes = min(MAX_NODES, max(MIN_NODES, settings["Hash"] * BYTES_PER_MB // NODE_BYTES))
             last_info = [start]
 
