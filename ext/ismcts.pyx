@@ -48,7 +48,9 @@ cdef enum:
     CLOCK_EVERY = 64
 
 
-POLICY_NAMES = ("random", "greedy")  # the names policy_code accepts
+POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
+# Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
+MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node)
 # A tree stops growing its counts here: the root counts every iteration and no node more.
 VISITS_LIMIT = 2**32 - 2**20
@@ -90,6 +92,7 @@ cdef class Searcher:
     cdef Unseen unseen
     cdef Rng rng
     cdef double exploration
+    cdef double margin_weight
     cdef int policy
     cdef bint started
     cdef uint32_t visits_limit
@@ -130,7 +133,7 @@ cdef class Searcher:
         return i
 
     cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c,
-                      int policy) noexcept nogil:
+                      int policy, double mw) noexcept nogil:
         cdef State world
         cdef int32_t path[MAX_DEPTH]
         cdef int depth = 0, i, m, winner, how, p
@@ -154,7 +157,8 @@ cdef class Searcher:
                 if (mask >> ch.move) & 1:
                     tried |= 1u << ch.move
                     ch.avail += 1
-                    score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    score = (ch.reward + mw * ch.margin) / ch.visits \
+                        + c * sqrt(log(<double>ch.avail) / ch.visits)
                     if score > best_score:
                         best_score = score
                         best_child = child
@@ -198,7 +202,7 @@ cdef class Searcher:
             ch.margin += scores[p].total - scores[1 - p].total
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
-              str policy="random"):
+              str policy="random", double margin_weight=0.0):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, or an
@@ -207,6 +211,8 @@ cdef class Searcher:
         """
         if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
+        if not (0 <= margin_weight <= 1):
+            raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
         if view.s.status != ONGOING:
             raise ValueError("the game is over")
         if view.s.to_move != observer:
@@ -216,6 +222,8 @@ cdef class Searcher:
         self.root = view.s
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         self.exploration = exploration
+        # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
+        self.margin_weight = margin_weight / MARGIN_SCALE
         self.policy = policy_code(policy)
         self.n_nodes = 0
         self.new_node(0, 1 - observer)
@@ -240,7 +248,8 @@ cdef class Searcher:
         with nogil:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
-                self.iterate(&self.root, &self.unseen, &self.rng, self.exploration, self.policy)
+                self.iterate(&self.root, &self.unseen, &self.rng, self.exploration, self.policy,
+                             self.margin_weight)
                 done += 1
                 if budget > 0 and done >= budget:
                     break

@@ -23,7 +23,7 @@ import click
 from ._ismcts import NODE_BYTES, POLICY_NAMES
 from .board import render_advice, render_board, render_score, render_solve
 from .bounds import (
-    MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
+    MAX_EXPLORATION, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
     Real, Whole, whole,
 )
 from .cli_bench import bench
@@ -33,7 +33,7 @@ from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
 from .errors import DnoirError
-from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
+from .search import DEFAULT_EXPLORATION, DEFAULT_MARGIN_WEIGHT, DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
 from .limit import Limit
 from .position import EXAMPLE_DNP, Position
 
@@ -202,15 +202,21 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
               help="Search threads.")
 @click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
               help="Playout policy.")
+@click.option("--exploration", type=Real(0.0, MAX_EXPLORATION), default=DEFAULT_EXPLORATION, show_default=True,
+              help="The UCB exploration constant (the Exploration option's starting value).")
+@click.option("--margin", type=Real(0.0, 1.0), default=DEFAULT_MARGIN_WEIGHT, show_default=True,
+              help="Weight of the final margin in the tree's selection (a margin of 40 points counts "
+                   "as this much of a win).")
 @click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
               help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
                    "than searched [default: the engine's EXACT_MIN_SECONDS].")
-def engine(threads, policy, exact_from_ms):
+def engine(threads, policy, exploration, margin, exact_from_ms):
     """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     from .engine import Engine
 
     exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
-    Engine(threads=threads, policy=policy, exact_from=exact_from).run(sys.stdin)
+    Engine(threads=threads, policy=policy, exploration=exploration, margin_weight=margin,
+           exact_from=exact_from).run(sys.stdin)
 
 
 # The commands of the leaf modules, added to the root (the leaves never import this module).
