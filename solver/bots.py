@@ -30,7 +30,7 @@ from .cards import Move
 from .errors import SpecError
 from .limit import Limit
 from .position import Position
-from .search import DEFAULT_EXPLORATION, DEFAULT_MARGIN_WEIGHT, DEFAULT_POLICY, advise, thread_seed
+from .search import DEFAULT_EXPLORATION, DEFAULT_HORIZON, DEFAULT_MARGIN_WEIGHT, DEFAULT_POLICY, advise, thread_seed
 
 
 @dataclass(frozen=True)
@@ -142,13 +142,14 @@ class IsmctsBot(Bot):
 
     KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", MIN_SECONDS, MAX_SECONDS),
             "threads": Key("whole", 1, MAX_THREADS), "policy": POLICY,
-            "exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0), "seed": SEED}
+            "exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0), "horizon": Key("whole", 0, 4), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION,
-                 margin: float = DEFAULT_MARGIN_WEIGHT, limit: Limit | None = None):
+                 margin: float = DEFAULT_MARGIN_WEIGHT, horizon: int = DEFAULT_HORIZON,
+                 limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -160,12 +161,14 @@ class IsmctsBot(Bot):
         self.policy = POLICY.read("policy", policy)
         self.exploration = keys["exploration"].read("exploration", exploration)
         self.margin = keys["margin"].read("margin", margin)
+        self.horizon = keys["horizon"].read("horizon", horizon)
         self.name = f"ismcts:{spec_budget(self.limit)}"
 
     def choose(self, view: Position, limit: Limit | None = None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move."""
         advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
-                        policy=self.policy, exploration=self.exploration, margin_weight=self.margin)
+                        policy=self.policy, exploration=self.exploration, margin_weight=self.margin,
+                        horizon=self.horizon)
         return Move.parse(advice.best)
 
 
