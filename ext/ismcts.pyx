@@ -20,15 +20,14 @@ Searchers on several threads give root parallelism.
 
 from libc.stdint cimport uint8_t, uint32_t, int32_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
-    State, Score, NKINDS, NMOVES, ONGOING, DRAW, DN_POPCOUNT, DN_CTZ, legal_mask, apply_move, game_outcome, nth_move,
+    State, Score, NKINDS, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
 )
 from world cimport Unseen, unseen_cards, sample_world
-from policy cimport policy_move, policy_code, POLICY_MAST
+from policy cimport policy_move, policy_code
 from solver._core cimport CoreState
 from solver.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
 
@@ -46,14 +45,10 @@ ctypedef struct Node:
 cdef enum:
     NO_NODE = -1
     MAX_DEPTH = 64
-    MAX_ACTIONS = 64    # more than a game's 48 actions
     CLOCK_EVERY = 64
-    # MAST playouts (policy 'mast'): a uniformly random move one time in MAST_RANDOM_ONE_IN,
-    # else the legal move with the best average result for its player over the search so far
-    MAST_RANDOM_ONE_IN = 4
 
 
-POLICY_NAMES = ("random", "greedy", "taker", "mast")  # the names policy_code accepts
+POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
 # Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
 MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node)
@@ -102,10 +97,6 @@ cdef class Searcher:
     cdef int policy
     cdef bint started
     cdef uint32_t visits_limit
-    # MAST (Powley, Whitehouse & Cowling): each player's summed results and counts over every
-    # iteration in which it made a move, per move, whatever the context
-    cdef double mast_sum[2][NMOVES]
-    cdef double mast_count[2][NMOVES]
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
         """`max_nodes` (1 to MAX_NODES) sizes the pool; `visits_limit` (1 to VISITS_LIMIT, for
@@ -152,15 +143,11 @@ cdef class Searcher:
         cdef double best_score, score, reward
         cdef Node *ch
         cdef Score scores[2]
-        cdef uint8_t moves[MAX_ACTIONS]
-        cdef uint8_t movers[MAX_ACTIONS]
-        cdef int n_moves = 0
-        cdef bint mast = policy == POLICY_MAST
         sample_world(view, unseen, &world, r)
         path[depth] = 0
         depth += 1
-        # selection and expansion
-        while world.status == ONGOING:
+        # selection and expansion, within the horizon
+        while world.status == ONGOING and world.round < self.stop_round:
             mask = legal_mask(&world)
             tried = 0
             best_child = NO_NODE
@@ -182,9 +169,6 @@ cdef class Searcher:
                 mask &= ~tried
                 m = nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
                 child = self.new_node(m, world.to_move)
-                moves[n_moves] = m
-                movers[n_moves] = world.to_move
-                n_moves += 1
                 apply_move(&world, m)
                 if child != NO_NODE:
                     self.nodes[child].next_sibling = self.nodes[node].first_child
@@ -194,38 +178,17 @@ cdef class Searcher:
                         path[depth] = child
                         depth += 1
                 break
-            moves[n_moves] = self.nodes[best_child].move
-            movers[n_moves] = world.to_move
-            n_moves += 1
             apply_move(&world, self.nodes[best_child].move)
             node = best_child
             if depth < MAX_DEPTH:
                 path[depth] = node
                 depth += 1
-        # playout
-        if world.round >= self.stop_round:
-            pass
-        elif mast:
-            m = self.mast_move(&world, r)
-            while m >= 0:
-                moves[n_moves] = m
-                movers[n_moves] = world.to_move
-                n_moves += 1
-                apply_move(&world, m)
-                m = self.mast_move(&world, r)
-        else:
-            m = policy_move(&world, r, policy)
-            while m >= 0:
-                apply_move(&world, m)
-                if world.round >= self.stop_round:
-                    break
-                m = policy_move(&world, r, policy)
+        # playout, to the end of the game or of the horizon
+        m = policy_move(&world, r, policy) if world.round < self.stop_round else -1
+        while m >= 0:
+            apply_move(&world, m)
+            m = policy_move(&world, r, policy) if world.round < self.stop_round else -1
         winner = game_outcome(&world, scores, &how)
-        if mast:
-            for i in range(n_moves):
-                p = movers[i]
-                self.mast_count[p][moves[i]] += 1
-                self.mast_sum[p][moves[i]] += 0.5 if winner == DRAW else (1.0 if winner == p else 0.0)
         # backpropagation (the root, path[0], counts iterations only)
         self.nodes[0].visits += 1
         for i in range(1, depth):
@@ -238,25 +201,6 @@ cdef class Searcher:
             elif winner == p:
                 ch.reward += 1.0
             ch.margin += scores[p].total - scores[1 - p].total
-
-    cdef int mast_move(self, const State *s, Rng *r) noexcept nogil:
-        """The MAST playout move: uniform one time in MAST_RANDOM_ONE_IN, else the legal move
-        with the best average result for the mover (an untried move counts as a win: try it)."""
-        cdef uint32_t mask = legal_mask(s)
-        cdef int m, best = -1, p = s.to_move
-        cdef double q, best_q = -1.0
-        if mask == 0:
-            return -1
-        if rng_below(r, MAST_RANDOM_ONE_IN) == 0:
-            return nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
-        while mask:
-            m = DN_CTZ(mask)
-            mask &= mask - 1
-            q = self.mast_sum[p][m] / self.mast_count[p][m] if self.mast_count[p][m] > 0 else 1.0
-            if q > best_q:
-                best_q = q
-                best = m
-        return best
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, int horizon=0):
@@ -288,8 +232,6 @@ cdef class Searcher:
         self.stop_round = view.s.round + horizon if horizon > 0 else 5
         self.policy = policy_code(policy)
         self.n_nodes = 0
-        memset(self.mast_sum, 0, sizeof(self.mast_sum))
-        memset(self.mast_count, 0, sizeof(self.mast_count))
         self.new_node(0, 1 - observer)
         self.iterations = 0
         self.started = True

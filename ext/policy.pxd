@@ -17,7 +17,6 @@ cdef enum:
     POLICY_RANDOM = 0
     POLICY_GREEDY = 1
     POLICY_TAKER = 2
-    POLICY_MAST = 3     # needs the search's move averages: ext/ismcts.pyx plays it, policy_move plays random
 
 
 cdef inline int card_worth(const State *s, int p, int kind) noexcept nogil:
@@ -124,6 +123,4 @@ cdef inline int policy_code(str name) except -1:
         return POLICY_GREEDY
     if name == "taker":
         return POLICY_TAKER
-    if name == "mast":
-        return POLICY_MAST
-    raise ValueError(f"unknown playout policy {name!r} (random, greedy, taker or mast)")
+    raise ValueError(f"unknown playout policy {name!r} (random, greedy or taker)")
