@@ -93,7 +93,7 @@ cdef class Searcher:
     cdef Rng rng
     cdef double exploration
     cdef double margin_weight
-    cdef int stop_round     # playouts end, scored as if the game ended, once this round starts (5: never)
+    cdef bint tuned         # UCB1-Tuned: the exploration term scaled by each child's spread of results
     cdef int policy
     cdef bint started
     cdef uint32_t visits_limit
@@ -134,20 +134,20 @@ cdef class Searcher:
         return i
 
     cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c,
-                      int policy, double mw) noexcept nogil:
+                      int policy, double mw, bint tuned) noexcept nogil:
         cdef State world
         cdef int32_t path[MAX_DEPTH]
         cdef int depth = 0, i, m, winner, how, p
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried
-        cdef double best_score, score, reward
+        cdef double best_score, score, reward, mean, explore, spread
         cdef Node *ch
         cdef Score scores[2]
         sample_world(view, unseen, &world, r)
         path[depth] = 0
         depth += 1
-        # selection and expansion, within the horizon
-        while world.status == ONGOING and world.round < self.stop_round:
+        # selection and expansion
+        while world.status == ONGOING:
             mask = legal_mask(&world)
             tried = 0
             best_child = NO_NODE
@@ -158,8 +158,16 @@ cdef class Searcher:
                 if (mask >> ch.move) & 1:
                     tried |= 1u << ch.move
                     ch.avail += 1
-                    score = (ch.reward + mw * ch.margin) / ch.visits \
-                        + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    mean = ch.reward / ch.visits
+                    explore = log(<double>ch.avail) / ch.visits
+                    if tuned:
+                        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results
+                        # spread as a fair coin's (variance 1/4) explores as UCB1 with c
+                        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean \
+                            + sqrt(2 * explore)
+                        if spread < 0.25:
+                            explore *= 4 * spread
+                    score = mean + mw * ch.margin / ch.visits + c * sqrt(explore)
                     if score > best_score:
                         best_score = score
                         best_child = child
@@ -183,11 +191,11 @@ cdef class Searcher:
             if depth < MAX_DEPTH:
                 path[depth] = node
                 depth += 1
-        # playout, to the end of the game or of the horizon
-        m = policy_move(&world, r, policy) if world.round < self.stop_round else -1
+        # playout
+        m = policy_move(&world, r, policy)
         while m >= 0:
             apply_move(&world, m)
-            m = policy_move(&world, r, policy) if world.round < self.stop_round else -1
+            m = policy_move(&world, r, policy)
         winner = game_outcome(&world, scores, &how)
         # backpropagation (the root, path[0], counts iterations only)
         self.nodes[0].visits += 1
@@ -203,7 +211,7 @@ cdef class Searcher:
             ch.margin += scores[p].total - scores[1 - p].total
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
-              str policy="random", double margin_weight=0.0, int horizon=0):
+              str policy="random", double margin_weight=0.0, bint tuned=False):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, or an
@@ -212,8 +220,6 @@ cdef class Searcher:
         """
         if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
-        if not (0 <= horizon <= 4):
-            raise ValueError(f"horizon: {horizon!r} is out of range (0 to 4)")
         if not (0 <= margin_weight <= 1):
             raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
         if view.s.status != ONGOING:
@@ -227,9 +233,7 @@ cdef class Searcher:
         self.exploration = exploration
         # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
         self.margin_weight = margin_weight / MARGIN_SCALE
-        # a horizon of h rounds scores a playout by the collections once it has played the
-        # root's round and h - 1 more (0: to the end of the game)
-        self.stop_round = view.s.round + horizon if horizon > 0 else 5
+        self.tuned = tuned
         self.policy = policy_code(policy)
         self.n_nodes = 0
         self.new_node(0, 1 - observer)
@@ -255,7 +259,7 @@ cdef class Searcher:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
                 self.iterate(&self.root, &self.unseen, &self.rng, self.exploration, self.policy,
-                             self.margin_weight)
+                             self.margin_weight, self.tuned)
                 done += 1
                 if budget > 0 and done >= budget:
                     break

@@ -30,7 +30,7 @@ from .cards import Move
 from .errors import SpecError
 from .limit import Limit
 from .position import Position
-from .search import DEFAULT_EXPLORATION, DEFAULT_HORIZON, DEFAULT_MARGIN_WEIGHT, DEFAULT_POLICY, advise, thread_seed
+from .search import DEFAULT_EXPLORATION, DEFAULT_MARGIN_WEIGHT, DEFAULT_POLICY, DEFAULT_TUNED, advise, thread_seed
 
 
 @dataclass(frozen=True)
@@ -142,13 +142,13 @@ class IsmctsBot(Bot):
 
     KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", MIN_SECONDS, MAX_SECONDS),
             "threads": Key("whole", 1, MAX_THREADS), "policy": POLICY,
-            "exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0), "horizon": Key("whole", 0, 4), "seed": SEED}
+            "exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0), "tuned": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION,
-                 margin: float = DEFAULT_MARGIN_WEIGHT, horizon: int = DEFAULT_HORIZON,
+                 margin: float = DEFAULT_MARGIN_WEIGHT, tuned: int = DEFAULT_TUNED,
                  limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
@@ -161,14 +161,14 @@ class IsmctsBot(Bot):
         self.policy = POLICY.read("policy", policy)
         self.exploration = keys["exploration"].read("exploration", exploration)
         self.margin = keys["margin"].read("margin", margin)
-        self.horizon = keys["horizon"].read("horizon", horizon)
+        self.tuned = bool(keys["tuned"].read("tuned", int(tuned)))
         self.name = f"ismcts:{spec_budget(self.limit)}"
 
     def choose(self, view: Position, limit: Limit | None = None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move."""
         advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
                         policy=self.policy, exploration=self.exploration, margin_weight=self.margin,
-                        horizon=self.horizon)
+                        tuned=self.tuned)
         return Move.parse(advice.best)
 
 
@@ -216,7 +216,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy|taker, exploration=0 to 100, margin=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy|taker, exploration=0 to 100, margin=0 to 1, tuned=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -33,7 +33,8 @@ from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
 from .errors import DnoirError
-from .search import DEFAULT_EXPLORATION, DEFAULT_HORIZON, DEFAULT_MARGIN_WEIGHT, DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
+from .search import (DEFAULT_EXPLORATION, DEFAULT_MARGIN_WEIGHT, DEFAULT_MAX_NODES, DEFAULT_POLICY, DEFAULT_TUNED,
+                     memory_bound_mb)
 from .limit import Limit
 from .position import EXAMPLE_DNP, Position
 
@@ -207,18 +208,17 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 @click.option("--margin", type=Real(0.0, 1.0), default=DEFAULT_MARGIN_WEIGHT, show_default=True,
               help="Weight of the final margin in the tree's selection (a margin of 40 points counts "
                    "as this much of a win).")
-@click.option("--horizon", type=Whole(0, 4), default=DEFAULT_HORIZON, show_default=True,
-              help="Rounds a playout covers, the current one included, before it is scored by the "
-                   "collections as they stand (0: to the end of the game).")
+@click.option("--tuned/--no-tuned", default=DEFAULT_TUNED, show_default=True,
+              help="UCB1-Tuned selection: each move's exploration shrinks with the spread of its results.")
 @click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
               help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
                    "than searched [default: the engine's EXACT_MIN_SECONDS].")
-def engine(threads, policy, exploration, margin, horizon, exact_from_ms):
+def engine(threads, policy, exploration, margin, tuned, exact_from_ms):
     """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     from .engine import Engine
 
     exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
-    Engine(threads=threads, policy=policy, exploration=exploration, margin_weight=margin, horizon=horizon,
+    Engine(threads=threads, policy=policy, exploration=exploration, margin_weight=margin, tuned=tuned,
            exact_from=exact_from).run(sys.stdin)
 
 

@@ -47,7 +47,7 @@ from .errors import DnoirError, ProtocolError
 from .limit import MS_PER_SECOND, Limit
 from .notation import ROUNDS
 from .position import Position
-from .search import DEFAULT_EXPLORATION, DEFAULT_HORIZON, DEFAULT_MARGIN_WEIGHT, DEFAULT_MAX_NODES, DEFAULT_POLICY, advise
+from .search import DEFAULT_EXPLORATION, DEFAULT_MARGIN_WEIGHT, DEFAULT_MAX_NODES, DEFAULT_POLICY, DEFAULT_TUNED, advise
 
 # The budget of a `go` that gives no movetime, iterations or infinite.
 DEFAULT_LIMIT = Limit(seconds=1.0)
@@ -194,18 +194,18 @@ class Engine:
 
     `threads`, `policy` and `exploration` are the starting values of the Threads, Policy and
     Exploration options; `margin_weight` weighs the final margin in the tree's selection and
-    `horizon` is the rounds a playout covers (0: the whole game);
+    `tuned` selects by UCB1-Tuned;
     `exact_from` (seconds, default EXACT_MIN_SECONDS) is the shortest movetime at which a
     round-4 position is solved exactly rather than searched.
     """
 
     def __init__(self, out=None, threads: int = 1, policy: str = DEFAULT_POLICY,
                  exploration: float = DEFAULT_EXPLORATION, margin_weight: float = DEFAULT_MARGIN_WEIGHT,
-                 horizon: int = DEFAULT_HORIZON, exact_from: float | None = None):
+                 tuned: bool = DEFAULT_TUNED, exact_from: float | None = None):
         self.out = out if out is not None else sys.stdout
         self.exact_from = EXACT_MIN_SECONDS if exact_from is None else exact_from
         self.margin_weight = margin_weight
-        self.horizon = horizon
+        self.tuned = tuned
         self.options = {o.name.lower(): o for o in (
             Option("Threads", "spin", threads, 1, MAX_THREADS),
             Option("Hash", "spin", HASH_DEFAULT_MB, HASH_MIN_MB, HASH_MAX_MB),
@@ -350,7 +350,7 @@ class Engine:
                             seed=limits.seed, policy=settings["Policy"], exploration=settings["Exploration"],
                             max_nodes=max_nodes, exact=exact, on_progress=progress, stop=stop,
                             slice_seconds=SLICE_SECONDS, margin_weight=self.margin_weight,
-                            horizon=self.horizon)
+                            tuned=self.tuned)
             top = advice.moves[0]
             figures = f"best {top.move} expected {top.expected:.4f}"
             if top.margin is not None:

@@ -29,7 +29,7 @@ DEFAULT_MAX_NODES = 2_000_000
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_POLICY = "random"
 DEFAULT_MARGIN_WEIGHT = 0.0
-DEFAULT_HORIZON = 0
+DEFAULT_TUNED = False
 SLICE_SECONDS = 0.1
 # The budget of `advise` when none is given.
 DEFAULT_LIMIT = Limit(seconds=1.0)
@@ -190,7 +190,7 @@ class IsmctsSearch:
 
     def __init__(self, view: Position, threads: int = 1, seed: int = 0, policy: str = DEFAULT_POLICY,
                  exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
-                 margin_weight: float = DEFAULT_MARGIN_WEIGHT, horizon: int = DEFAULT_HORIZON):
+                 margin_weight: float = DEFAULT_MARGIN_WEIGHT, tuned: bool = DEFAULT_TUNED):
         if threads < 1:
             raise ValueError("threads must be at least 1")
         self.view = mover_view(view)
@@ -199,7 +199,7 @@ class IsmctsSearch:
         for i, searcher in enumerate(self.searchers):
             searcher.start(state, self.view.to_move, seed=thread_seed(seed, i),
                            exploration=exploration, policy=policy, margin_weight=margin_weight,
-                           horizon=horizon)
+                           tuned=tuned)
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 
     def close(self):
@@ -288,7 +288,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
            policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
            exact: bool = True, on_progress=None, stop=None, endgame: str = "auto",
            slice_seconds: float = SLICE_SECONDS, margin_weight: float = DEFAULT_MARGIN_WEIGHT,
-           horizon: int = DEFAULT_HORIZON) -> Advice:
+           tuned: bool = DEFAULT_TUNED) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
     `limit` is the budget (solver.limit; default DEFAULT_LIMIT, 1 s): iterations
@@ -339,7 +339,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     # an infinite search is a fixed number of iterations too large to end before `stop`
     iterations = MAX_ITERATIONS if limit.infinite else limit.iterations
     search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,
-                          max_nodes=max_nodes, margin_weight=margin_weight, horizon=horizon)
+                          max_nodes=max_nodes, margin_weight=margin_weight, tuned=tuned)
     deadline = start + limit.seconds if limit.seconds is not None else None
     try:
         while True:
