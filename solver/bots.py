@@ -142,13 +142,15 @@ class IsmctsBot(Bot):
 
     KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", MIN_SECONDS, MAX_SECONDS),
             "threads": Key("whole", 1, MAX_THREADS), "policy": POLICY,
-            "exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0), "tuned": Key("whole", 0, 1), "seed": SEED}
+            "exploration": Key("real", 0.0, MAX_EXPLORATION),
+            "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0), "tuned": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION,
                  margin: float = DEFAULT_MARGIN_WEIGHT, tuned: int = DEFAULT_TUNED,
+                 opponent_exploration: float | None = None,
                  limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
@@ -162,13 +164,15 @@ class IsmctsBot(Bot):
         self.exploration = keys["exploration"].read("exploration", exploration)
         self.margin = keys["margin"].read("margin", margin)
         self.tuned = bool(keys["tuned"].read("tuned", int(tuned)))
+        self.opponent_exploration = None if opponent_exploration is None else \
+            keys["opponent_exploration"].read("opponent_exploration", opponent_exploration)
         self.name = f"ismcts:{spec_budget(self.limit)}"
 
     def choose(self, view: Position, limit: Limit | None = None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move."""
         advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
                         policy=self.policy, exploration=self.exploration, margin_weight=self.margin,
-                        tuned=self.tuned)
+                        tuned=self.tuned, opponent_exploration=self.opponent_exploration)
         return Move.parse(advice.best)
 
 
@@ -216,7 +220,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy|taker, exploration=0 to 100, margin=0 to 1, tuned=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

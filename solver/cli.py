@@ -208,17 +208,20 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 @click.option("--margin", type=Real(0.0, 1.0), default=DEFAULT_MARGIN_WEIGHT, show_default=True,
               help="Weight of the final margin in the tree's selection (a margin of 40 points counts "
                    "as this much of a win).")
+@click.option("--opponent-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
+              help="The exploration constant at the opponent's decisions [default: --exploration].")
 @click.option("--tuned/--no-tuned", default=DEFAULT_TUNED, show_default=True,
               help="UCB1-Tuned selection: each move's exploration shrinks with the spread of its results.")
 @click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
               help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
                    "than searched [default: the engine's EXACT_MIN_SECONDS].")
-def engine(threads, policy, exploration, margin, tuned, exact_from_ms):
+def engine(threads, policy, exploration, opponent_exploration, margin, tuned, exact_from_ms):
     """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     from .engine import Engine
 
     exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
     Engine(threads=threads, policy=policy, exploration=exploration, margin_weight=margin, tuned=tuned,
+           opponent_exploration=opponent_exploration,
            exact_from=exact_from).run(sys.stdin)
 
 

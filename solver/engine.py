@@ -194,18 +194,21 @@ class Engine:
 
     `threads`, `policy` and `exploration` are the starting values of the Threads, Policy and
     Exploration options; `margin_weight` weighs the final margin in the tree's selection and
-    `tuned` selects by UCB1-Tuned;
+    `tuned` selects by UCB1-Tuned and `opponent_exploration` (default: Exploration) is the
+    exploration constant at the opponent's decisions;
     `exact_from` (seconds, default EXACT_MIN_SECONDS) is the shortest movetime at which a
     round-4 position is solved exactly rather than searched.
     """
 
     def __init__(self, out=None, threads: int = 1, policy: str = DEFAULT_POLICY,
                  exploration: float = DEFAULT_EXPLORATION, margin_weight: float = DEFAULT_MARGIN_WEIGHT,
-                 tuned: bool = DEFAULT_TUNED, exact_from: float | None = None):
+                 tuned: bool = DEFAULT_TUNED, opponent_exploration: float | None = None,
+                 exact_from: float | None = None):
         self.out = out if out is not None else sys.stdout
         self.exact_from = EXACT_MIN_SECONDS if exact_from is None else exact_from
         self.margin_weight = margin_weight
         self.tuned = tuned
+        self.opponent_exploration = opponent_exploration
         self.options = {o.name.lower(): o for o in (
             Option("Threads", "spin", threads, 1, MAX_THREADS),
             Option("Hash", "spin", HASH_DEFAULT_MB, HASH_MIN_MB, HASH_MAX_MB),
@@ -350,7 +353,7 @@ class Engine:
                             seed=limits.seed, policy=settings["Policy"], exploration=settings["Exploration"],
                             max_nodes=max_nodes, exact=exact, on_progress=progress, stop=stop,
                             slice_seconds=SLICE_SECONDS, margin_weight=self.margin_weight,
-                            tuned=self.tuned)
+                            tuned=self.tuned, opponent_exploration=self.opponent_exploration)
             top = advice.moves[0]
             figures = f"best {top.move} expected {top.expected:.4f}"
             if top.margin is not None:

@@ -190,7 +190,8 @@ class IsmctsSearch:
 
     def __init__(self, view: Position, threads: int = 1, seed: int = 0, policy: str = DEFAULT_POLICY,
                  exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
-                 margin_weight: float = DEFAULT_MARGIN_WEIGHT, tuned: bool = DEFAULT_TUNED):
+                 margin_weight: float = DEFAULT_MARGIN_WEIGHT, tuned: bool = DEFAULT_TUNED,
+                 opponent_exploration: float | None = None):
         if threads < 1:
             raise ValueError("threads must be at least 1")
         self.view = mover_view(view)
@@ -199,7 +200,7 @@ class IsmctsSearch:
         for i, searcher in enumerate(self.searchers):
             searcher.start(state, self.view.to_move, seed=thread_seed(seed, i),
                            exploration=exploration, policy=policy, margin_weight=margin_weight,
-                           tuned=tuned)
+                           tuned=tuned, opponent_exploration=opponent_exploration)
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 
     def close(self):
@@ -288,7 +289,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
            policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
            exact: bool = True, on_progress=None, stop=None, endgame: str = "auto",
            slice_seconds: float = SLICE_SECONDS, margin_weight: float = DEFAULT_MARGIN_WEIGHT,
-           tuned: bool = DEFAULT_TUNED) -> Advice:
+           tuned: bool = DEFAULT_TUNED, opponent_exploration: float | None = None) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
     `limit` is the budget (solver.limit; default DEFAULT_LIMIT, 1 s): iterations
@@ -339,7 +340,8 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     # an infinite search is a fixed number of iterations too large to end before `stop`
     iterations = MAX_ITERATIONS if limit.infinite else limit.iterations
     search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,
-                          max_nodes=max_nodes, margin_weight=margin_weight, tuned=tuned)
+                          max_nodes=max_nodes, margin_weight=margin_weight, tuned=tuned,
+                          opponent_exploration=opponent_exploration)
     deadline = start + limit.seconds if limit.seconds is not None else None
     try:
         while True:
