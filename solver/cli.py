@@ -20,21 +20,20 @@ import traceback
 
 import click
 
-from ._ismcts import NODE_BYTES, POLICY_NAMES
+from ._ismcts import NODE_BYTES
 from .board import render_advice, render_board, render_score, render_solve
 from .bounds import (
     MAX_EXPLORATION, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
     Real, Whole, whole,
 )
 from .cli_bench import bench
-from .cli_common import PositionArgsCommand, moves_option, position_arg
+from .cli_common import PositionArgsCommand, moves_option, position_arg, search_options
 from .cli_equilibrium import exploit
 from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
 from .errors import DnoirError
-from .search import (DEFAULT_EXPLORATION, DEFAULT_MARGIN_WEIGHT, DEFAULT_MAX_NODES, DEFAULT_POLICY, DEFAULT_TUNED,
-                     memory_bound_mb)
+from .search import DEFAULT_MAX_NODES, memory_bound_mb
 from .limit import Limit
 from .position import EXAMPLE_DNP, Position
 
@@ -163,14 +162,13 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
               help="Search threads, one tree each (default: every core).")
 @click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
               help="Seed of the sampled worlds and playouts.")
-@click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
-              help="Playout policy.")
+@search_options
 @click.option("--max-nodes", type=Whole(MIN_NODES, MAX_NODES), default=DEFAULT_MAX_NODES, show_default=True,
               help=f"Tree nodes in all threads together; memory is bounded by "
                    f"{NODE_BYTES} bytes a node ({memory_bound_mb():.0f} MB at the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @moves_option
-def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
+def advise(dnp, seconds, iterations, threads, seed, config, max_nodes, as_json):
     """Advise the side to move: every legal move with its share of the search, estimated
     score (win probability, draws as 1/2) and mean margin, best first.
 
@@ -189,7 +187,7 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
     previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
     try:
         result = advise_position(pos, Limit.given(seconds, iterations), threads=threads, seed=seed,
-                                 policy=policy, max_nodes=max_nodes, stop=stop)
+                                 config=config, max_nodes=max_nodes, stop=stop)
     finally:
         signal.signal(signal.SIGINT, previous)
     if stop.is_set():
@@ -201,28 +199,16 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 @cli.command()
 @click.option("--threads", type=Whole(1, MAX_THREADS), default=1, show_default=True,
               help="Search threads.")
-@click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
-              help="Playout policy.")
-@click.option("--exploration", type=Real(0.0, MAX_EXPLORATION), default=DEFAULT_EXPLORATION, show_default=True,
-              help="The UCB exploration constant (the Exploration option's starting value).")
-@click.option("--margin", type=Real(0.0, 1.0), default=DEFAULT_MARGIN_WEIGHT, show_default=True,
-              help="Weight of the final margin in the tree's selection (a margin of 40 points counts "
-                   "as this much of a win).")
-@click.option("--opponent-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
-              help="The exploration constant at the opponent's decisions [default: --exploration].")
-@click.option("--tuned/--no-tuned", default=DEFAULT_TUNED, show_default=True,
-              help="UCB1-Tuned selection: each move's exploration shrinks with the spread of its results.")
+@search_options
 @click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
               help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
                    "than searched [default: the engine's EXACT_MIN_SECONDS].")
-def engine(threads, policy, exploration, opponent_exploration, margin, tuned, exact_from_ms):
+def engine(threads, config, exact_from_ms):
     """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     from .engine import Engine
 
     exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
-    Engine(threads=threads, policy=policy, exploration=exploration, margin_weight=margin, tuned=tuned,
-           opponent_exploration=opponent_exploration,
-           exact_from=exact_from).run(sys.stdin)
+    Engine(threads=threads, config=config, exact_from=exact_from).run(sys.stdin)
 
 
 # The commands of the leaf modules, added to the root (the leaves never import this module).

@@ -13,7 +13,7 @@ import pytest
 from solver import Position
 from solver.bots import make_bot
 from solver.limit import Limit
-from solver.search import advise
+from solver.search import DEFAULT_CONFIG, advise
 from conftest import random_position
 
 # (seed, moves into the game): positions in rounds 1, 2, 3 and 4
@@ -61,7 +61,8 @@ def test_the_twins_differ_only_in_what_the_mover_cannot_see():
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "default")
 def test_advice_is_the_same_whatever_the_hidden_cards(settings):
     for full, twin in positions():
-        a, b = (advise(p, Limit(iterations=2000), threads=1, seed=5, **settings) for p in (full, twin))
+        config = DEFAULT_CONFIG.replace(**settings)
+        a, b = (advise(p, Limit(iterations=2000), threads=1, seed=5, config=config) for p in (full, twin))
         da, db = a.to_dict(), b.to_dict()
         for timing in ("seconds", "iterations_per_second"):
             da.pop(timing), db.pop(timing)
