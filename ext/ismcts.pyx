@@ -71,6 +71,20 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) noexcept nogil:
+    """The selection score with the margin term and/or UCB1-Tuned's exploration."""
+    cdef double mean = ch.reward / ch.visits
+    cdef double explore = log(<double>ch.avail) / ch.visits
+    cdef double spread
+    if tuned:
+        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results spread as a
+        # fair coin's (variance 1/4) explores as UCB1 with c
+        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean + sqrt(2 * explore)
+        if spread < 0.25:
+            explore *= 4 * spread
+    return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
@@ -141,7 +155,8 @@ cdef class Searcher:
         cdef int depth = 0, i, m, winner, how, p
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried
-        cdef double best_score, score, reward, mean, explore, spread, c
+        cdef double best_score, score, reward, c
+        cdef bint extra = tuned or mw != 0
         cdef Node *ch
         cdef Score scores[2]
         sample_world(view, unseen, &world, r)
@@ -160,16 +175,9 @@ cdef class Searcher:
                 if (mask >> ch.move) & 1:
                     tried |= 1u << ch.move
                     ch.avail += 1
-                    mean = ch.reward / ch.visits
-                    explore = log(<double>ch.avail) / ch.visits
-                    if tuned:
-                        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results
-                        # spread as a fair coin's (variance 1/4) explores as UCB1 with c
-                        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean \
-                            + sqrt(2 * explore)
-                        if spread < 0.25:
-                            explore *= 4 * spread
-                    score = mean + mw * ch.margin / ch.visits + c * sqrt(explore)
+                    score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    if extra:  # off by default: the default path stays 388581d's formula and cost
+                        score = extra_score(ch, c, mw, tuned)
                     if score > best_score:
                         best_score = score
                         best_child = child

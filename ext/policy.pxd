@@ -105,6 +105,8 @@ cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
 
 cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
     """The next playout move under `policy` (POLICY_RANDOM, POLICY_GREEDY or POLICY_TAKER)."""
+    if policy == POLICY_RANDOM:  # the default, tested first
+        return random_move(s, r)
     if policy == POLICY_TAKER:
         return taker_move(s, r)
     if policy == POLICY_GREEDY:
