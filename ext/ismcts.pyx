@@ -4,7 +4,8 @@
 One tree per `Searcher`, over the moves seen from the observer's side: every iteration
 samples a world consistent with the observer's view (world.pxd), descends the tree
 choosing among the children whose move is legal in that world by UCB1 with availability
-counts, adds one child, finishes the game with a playout (policy.pxd), and backs the result
+counts (its constant may differ at the opponent's decisions; a margin term and UCB1-Tuned
+are options, solver.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
 
