@@ -46,7 +46,6 @@ ctypedef struct Node:
 cdef enum:
     NO_NODE = -1
     MAX_DEPTH = 64
-    MAX_ACTIONS = 64    # more than a game's 48 actions
     CLOCK_EVERY = 64
 
 
@@ -73,6 +72,20 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) noexcept nogil:
+    """The selection score with the margin term and/or UCB1-Tuned's exploration."""
+    cdef double mean = ch.reward / ch.visits
+    cdef double explore = log(<double>ch.avail) / ch.visits
+    cdef double spread
+    if tuned:
+        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results spread as a
+        # fair coin's (variance 1/4) explores as UCB1 with c
+        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean + sqrt(2 * explore)
+        if spread < 0.25:
+            explore *= 4 * spread
+    return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
@@ -97,9 +110,6 @@ cdef class Searcher:
     cdef double opponent_exploration    # at the opponent's decisions
     cdef double margin_weight
     cdef bint tuned         # UCB1-Tuned: the exploration term scaled by each child's spread of results
-    cdef double rave        # RAVE's equivalence parameter k (0: off); the AMAF counts below, a node each
-    cdef uint32_t *amaf_visits
-    cdef double *amaf_reward
     cdef int policy
     cdef bint started
     cdef uint32_t visits_limit
@@ -119,13 +129,9 @@ cdef class Searcher:
         self.max_nodes = max_nodes
         self.n_nodes = 0
         self.started = False
-        self.amaf_visits = NULL
-        self.amaf_reward = NULL
 
     def __dealloc__(self):
         free(self.nodes)
-        free(self.amaf_visits)
-        free(self.amaf_reward)
 
     cdef int32_t new_node(self, int move, int player) noexcept nogil:
         if self.n_nodes >= self.max_nodes:
@@ -141,9 +147,6 @@ cdef class Searcher:
         self.nodes[i].margin = 0
         self.nodes[i].move = move
         self.nodes[i].player = player
-        if self.amaf_visits != NULL:
-            self.amaf_visits[i] = 0
-            self.amaf_reward[i] = 0
         return i
 
     cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c_own,
@@ -154,13 +157,9 @@ cdef class Searcher:
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried
         cdef double best_score, score, reward, c
-        cdef bint extra = tuned or mw != 0 or self.rave > 0
+        cdef bint extra = tuned or mw != 0
         cdef Node *ch
         cdef Score scores[2]
-        # every move of the iteration, in order (tree and playout), for RAVE's AMAF counts
-        cdef uint8_t moves[MAX_ACTIONS]
-        cdef uint8_t movers[MAX_ACTIONS]
-        cdef int n_moves = 0
         sample_world(view, unseen, &world, r)
         path[depth] = 0
         depth += 1
@@ -179,7 +178,7 @@ cdef class Searcher:
                     ch.avail += 1
                     score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
                     if extra:  # off by default: the default path stays 388581d's formula and cost
-                        score = self.extra_score(child, c, mw, tuned)
+                        score = extra_score(ch, c, mw, tuned)
                     if score > best_score:
                         best_score = score
                         best_child = child
@@ -189,9 +188,6 @@ cdef class Searcher:
                 mask &= ~tried
                 m = nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
                 child = self.new_node(m, world.to_move)
-                moves[n_moves] = m
-                movers[n_moves] = world.to_move
-                n_moves += 1
                 apply_move(&world, m)
                 if child != NO_NODE:
                     self.nodes[child].next_sibling = self.nodes[node].first_child
@@ -201,9 +197,6 @@ cdef class Searcher:
                         path[depth] = child
                         depth += 1
                 break
-            moves[n_moves] = self.nodes[best_child].move
-            movers[n_moves] = world.to_move
-            n_moves += 1
             apply_move(&world, self.nodes[best_child].move)
             node = best_child
             if depth < MAX_DEPTH:
@@ -212,15 +205,9 @@ cdef class Searcher:
         # playout
         m = policy_move(&world, r, policy)
         while m >= 0:
-            if n_moves < MAX_ACTIONS:
-                moves[n_moves] = m
-                movers[n_moves] = world.to_move
-                n_moves += 1
             apply_move(&world, m)
             m = policy_move(&world, r, policy)
         winner = game_outcome(&world, scores, &how)
-        if self.amaf_visits != NULL:
-            self.update_amaf(path, depth, moves, movers, n_moves, winner)
         # backpropagation (the root, path[0], counts iterations only)
         self.nodes[0].visits += 1
         for i in range(1, depth):
@@ -234,57 +221,9 @@ cdef class Searcher:
                 ch.reward += 1.0
             ch.margin += scores[p].total - scores[1 - p].total
 
-    cdef inline double extra_score(self, int32_t child, double c, double mw, bint tuned) noexcept nogil:
-        """The selection score with the options on: the margin term, UCB1-Tuned's exploration,
-        and RAVE's blend of the child's mean with its all-moves-as-first mean."""
-        cdef const Node *ch = &self.nodes[child]
-        cdef double mean = ch.reward / ch.visits
-        cdef double explore = log(<double>ch.avail) / ch.visits
-        cdef double spread, beta
-        cdef uint32_t n_amaf
-        if tuned:
-            # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results spread as a
-            # fair coin's (variance 1/4) explores as UCB1 with c
-            spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean + sqrt(2 * explore)
-            if spread < 0.25:
-                explore *= 4 * spread
-        if self.amaf_visits != NULL:
-            n_amaf = self.amaf_visits[child]
-            if n_amaf > 0:
-                # Gelly and Silver's schedule: the AMAF mean counts as much as k visits would
-                beta = sqrt(self.rave / (3 * ch.visits + self.rave))
-                mean = (1 - beta) * mean + beta * self.amaf_reward[child] / n_amaf
-        return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
-
-    cdef void update_amaf(self, const int32_t *path, int depth, const uint8_t *moves,
-                          const uint8_t *movers, int n_moves, int winner) noexcept nogil:
-        """All moves as first: at each node of the path, every child whose move its player made
-        at that ply or later in this iteration counts the iteration's result."""
-        cdef uint32_t later[2]
-        cdef uint32_t from_here[MAX_DEPTH]
-        cdef int t, d
-        cdef int32_t child
-        cdef Node *ch
-        later[0] = later[1] = 0
-        for t in range(n_moves - 1, -1, -1):
-            later[movers[t]] |= 1u << moves[t]
-            if t < depth:
-                from_here[t] = later[movers[t]]
-        for d in range(min(depth, n_moves)):
-            child = self.nodes[path[d]].first_child
-            while child != NO_NODE:
-                ch = &self.nodes[child]
-                if (from_here[d] >> ch.move) & 1:
-                    self.amaf_visits[child] += 1
-                    if winner == DRAW:
-                        self.amaf_reward[child] += 0.5
-                    elif winner == ch.player:
-                        self.amaf_reward[child] += 1.0
-                child = ch.next_sibling
-
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
-              opponent_exploration=None, double rave=0.0):
+              opponent_exploration=None):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, or an
@@ -300,18 +239,6 @@ cdef class Searcher:
                              f"(0 to {MAX_EXPLORATION:g})")
         if not (0 <= margin_weight <= 1):
             raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
-        if not (0 <= rave <= 1e6):
-            raise ValueError(f"rave: {rave!r} is out of range (0 to 1e6)")
-        if rave > 0 and self.amaf_visits == NULL:
-            self.amaf_visits = <uint32_t *> malloc(<size_t>self.max_nodes * sizeof(uint32_t))
-            self.amaf_reward = <double *> malloc(<size_t>self.max_nodes * sizeof(double))
-            if self.amaf_visits == NULL or self.amaf_reward == NULL:
-                raise MemoryError(f"cannot allocate AMAF counts for {self.max_nodes} nodes")
-        elif rave == 0 and self.amaf_visits != NULL:
-            free(self.amaf_visits)
-            free(self.amaf_reward)
-            self.amaf_visits = NULL
-            self.amaf_reward = NULL
         if view.s.status != ONGOING:
             raise ValueError("the game is over")
         if view.s.to_move != observer:
@@ -325,7 +252,6 @@ cdef class Searcher:
         # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
         self.margin_weight = margin_weight / MARGIN_SCALE
         self.tuned = tuned
-        self.rave = rave
         self.policy = policy_code(policy)
         self.n_nodes = 0
         self.new_node(0, 1 - observer)

@@ -31,7 +31,7 @@ from .errors import SpecError
 from .limit import Limit
 from .position import Position
 from .search import DEFAULT_POLICY, advise, thread_seed
-from .searchconfig import MAX_RAVE, PRESETS
+from .searchconfig import PRESETS
 
 
 @dataclass(frozen=True)
@@ -145,15 +145,14 @@ class IsmctsBot(Bot):
             "threads": Key("whole", 1, MAX_THREADS), "search": Key("choice", choices=tuple(PRESETS)),
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
-            "tuned": Key("whole", 0, 1), "rave": Key("real", 0.0, MAX_RAVE), "seed": SEED}
+            "tuned": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
-                 margin: float | None = None, tuned: int | None = None, rave: float | None = None,
-                 limit: Limit | None = None):
+                 margin: float | None = None, tuned: int | None = None, limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -163,7 +162,7 @@ class IsmctsBot(Bot):
             raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                     margin=margin, tuned=tuned, rave=rave)
+                     margin=margin, tuned=tuned)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
         if "tuned" in settings:
             settings["tuned"] = bool(settings["tuned"])
@@ -223,7 +222,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, rave=0 to 1e+06, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -17,7 +17,7 @@ import click
 from ._ismcts import POLICY_NAMES
 from .bounds import MAX_EXPLORATION, Real
 from .position import Position
-from .searchconfig import MAX_RAVE, PRESETS, SearchConfig
+from .searchconfig import PRESETS, SearchConfig
 
 MOVES_KEY = "dnoir.moves"
 
@@ -103,9 +103,6 @@ def search_options(command):
         click.option("--margin", type=Real(0.0, 1.0), default=None,
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
                           "this fraction of a win [default: the preset's]."),
-        click.option("--rave", type=Real(0.0, MAX_RAVE), default=None,
-                     help="RAVE's equivalence parameter k: a move's mean is blended with its "
-                          "all-moves-as-first mean, worth k visits (0: off) [default: the preset's]."),
         click.option("--tuned/--no-tuned", default=None,
                      help="UCB1-Tuned selection: a move's exploration shrinks with the spread of its "
                           "results [default: the preset's]."),
@@ -113,10 +110,10 @@ def search_options(command):
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
-        def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, rave, tuned, **kwargs):
+        def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, **kwargs):
             config = PRESETS[preset].replace(policy=policy, exploration=exploration,
                                              opponent_exploration=opponent_exploration,
-                                             margin_weight=margin, rave=rave, tuned=tuned)
+                                             margin_weight=margin, tuned=tuned)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

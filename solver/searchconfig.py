@@ -25,8 +25,6 @@ from ._ismcts import POLICY_NAMES
 from .bounds import MAX_EXPLORATION, MAX_NODES
 from .errors import ArgumentError
 
-MAX_RAVE = 1e6
-
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -39,8 +37,6 @@ class SearchConfig:
     - `margin_weight`: how much the final margin counts in the selection (a margin of 40
       points is worth this fraction of a win; 0: results only);
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
-    - `rave`: RAVE's equivalence parameter k (0: off): a move's mean is blended with its
-      all-moves-as-first mean, which counts as much as k visits;
     - `max_nodes`: the node pool of the trees, over every thread (40 bytes a node).
     """
 
@@ -49,7 +45,6 @@ class SearchConfig:
     policy: str = "random"
     margin_weight: float = 0.0
     tuned: bool = False
-    rave: float = 0.0
     max_nodes: int = 2_000_000
 
     def __post_init__(self):
@@ -59,7 +54,6 @@ class SearchConfig:
         if self.policy not in POLICY_NAMES:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
-        _real("rave", self.rave, 0.0, MAX_RAVE)
         if not isinstance(self.tuned, bool):
             raise ArgumentError(f"tuned: {self.tuned!r} is not True or False")
         if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
@@ -92,8 +86,6 @@ class SearchConfig:
         'worlds sampled uniformly from the cards the mover cannot see; both sides choose by UCB1 (exploration 0.7) over results; random playouts'
         """
         select = "UCB1-Tuned" if self.tuned else "UCB1"
-        if self.rave > 0:
-            select += f" with RAVE (k {self.rave:g})"
         constant = f"exploration {self.exploration:g}"
         if self.opponent != self.exploration:
             constant += f", {self.opponent:g} at the opponent's decisions"
