@@ -16,8 +16,9 @@ from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
     HAND_SIZE, TAKE_SIZE, LINE_START, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome,
-    deal_game, update_hand_masks, hand_size, state_problem, NCARDS,
+    deal_game, update_hand_masks, hand_size, state_problem, NCARDS, kind_value, score_player,
 )
+from libc.string cimport memset as _memset
 from cpython.exc cimport PyErr_CheckSignals
 
 HOW_NAMES = ("points", "tie-break", "city", "draw")
@@ -62,6 +63,27 @@ RULE_CONSTANTS = dict(
     HAND_SIZE=HAND_SIZE, TAKE_SIZE=TAKE_SIZE, ACTIONS_PER_ROUND=ACTIONS_PER_ROUND,
     ROUNDS=LAST_ROUND, REMOVED=REMOVED, LINE_START=LINE_START,
 )
+
+
+cdef int _max_margin() noexcept:
+    """The largest point margin the scoring allows, by the one scoring rule (score_player):
+    one player holds every support and alliance (every majority, every set), the other
+    every betrayal."""
+    cdef State s
+    cdef Score mine, theirs
+    cdef int k
+    _memset(&s, 0, sizeof(State))
+    for k in range(NKINDS):
+        if kind_value(k) > 0:
+            s.coll[0][k] = DN_COMPOSITION[k]
+        elif kind_value(k) < 0:
+            s.coll[1][k] = DN_COMPOSITION[k]
+    score_player(&s, 0, &mine)
+    score_player(&s, 1, &theirs)
+    return mine.total - theirs.total
+
+
+RULE_CONSTANTS["MAX_MARGIN"] = _max_margin()
 # the same as module attributes (the C names above are compile-time constants in this file)
 globals().update(RULE_CONSTANTS)
 PLAYERS = "ab"  # the players' names (0 and 1), as the reasons of position_problem give them

@@ -60,6 +60,7 @@ import math
 import numpy as np
 import pyspiel
 
+from . import _core
 from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move
 from .notation import ACTIONS_PER_ROUND, HAND_SIZE, LINE_START, PLAYERS, ROUNDS
 from .observation import OBSERVATION_SIZE, encode_view
@@ -69,9 +70,9 @@ from .position import Position
 GAME_NAME = "python_district_noir"
 NUM_ACTIONS = NKINDS + 1  # 11 plays and the take
 MAX_MOVES = ROUNDS * 2 * ACTIONS_PER_ROUND  # 48
-# The largest point margin the scoring allows: majorities 26 + 5 sets of 5 + alliances 18
-# against a player holding only the betrayals (-17). A city win counts as this margin.
-MAX_MARGIN = 26 + 25 + 18 + 17
+# The largest point margin the scoring allows (the core derives it from the scoring rule: 86,
+# every majority, set and alliance against every betrayal). A city win counts as this margin.
+MAX_MARGIN = _core.MAX_MARGIN
 _EMPTY = (0,) * NKINDS
 
 # Chance steps: the coin flip, one line card, or the count of one kind in one player's hand
