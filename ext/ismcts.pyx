@@ -20,6 +20,8 @@ Searchers on several threads give root parallelism.
 """
 
 from libc.stdint cimport uint8_t, uint32_t, int32_t, uint64_t
+from collections import namedtuple
+
 from libc.stdlib cimport malloc, free
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -53,6 +55,26 @@ POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
 # Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
 MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node)
+
+
+class RootStats(namedtuple("RootStats", "visits reward margin draws")):
+    """One root move's summed statistics, for the observer (Stockfish's RootMove in spirit):
+    `visits`, `reward` (results 1, 1/2 or 0 summed), `margin` (final margins summed) and
+    `draws`. Results are 1, 1/2 or 0, so the draws and the reward give the wins
+    (reward - draws / 2). Records of several trees of one root add up (`+`, field by field)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return RootStats(*(a + b for a, b in zip(self, other)))
+
+    @property
+    def wins(self):
+        """The won results among the visits."""
+        return self.reward - self.draws / 2
+
+
+NO_VISITS = RootStats(0, 0.0, 0.0, 0)
 # A tree stops growing its counts here: the root counts every iteration and no node more.
 VISITS_LIMIT = 2**32 - 2**20
 
@@ -95,7 +117,7 @@ cdef class Searcher:
     >>> s.start(view.core, observer=view.to_move, seed=1)
     >>> s.search(iterations=500)
     500
-    >>> sum(visits for visits, _, _, _ in s.root_stats().values())
+    >>> sum(stats.visits for stats in s.root_stats().values())
     500
     """
 
@@ -292,16 +314,13 @@ cdef class Searcher:
         return self.started and self.nodes[0].visits >= self.visits_limit
 
     def root_stats(self):
-        """{move: (visits, reward sum, margin sum, draws)} of the root's children, for the observer.
-
-        Results are 1, 1/2 or 0, so the draws and the reward sum give the wins (reward - draws / 2).
-        """
+        """{move: RootStats} of the root's children, for the observer."""
         cdef Node *n
         cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
         moves = {}
         while child != NO_NODE:
             n = &self.nodes[child]
-            moves[n.move] = (n.visits, n.reward, n.margin, n.draws)
+            moves[n.move] = RootStats(n.visits, n.reward, n.margin, n.draws)
             child = n.next_sibling
         return moves
 

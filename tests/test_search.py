@@ -85,7 +85,7 @@ def test_node_pool_is_bounded():
     s.start(view.core, view.to_move, seed=1)
     assert s.search(iterations=20_000) == 20_000
     assert s.nodes_used == 500
-    assert sum(v for v, _, _, _ in s.root_stats().values()) == 20_000
+    assert sum(stats.visits for stats in s.root_stats().values()) == 20_000
 
 
 def test_every_legal_move_is_reported_best_first():
@@ -126,7 +126,7 @@ def test_root_parallel_merges_all_threads():
     _, view = mid_game_view(12, 2)
     search = IsmctsSearch(view, threads=3, seed=4)
     assert search.run(iterations=3001) == 3001
-    assert sum(v for v, _, _, _ in search.root_stats().values()) == 3001
+    assert sum(s.visits for s in search.root_stats().values()) == 3001
     search.close()
 
 
