@@ -170,3 +170,81 @@ def check(example: Example, folder: Path) -> None:
         return
     problem = mismatch(example.shown, actual, numbers=not example.clocked)
     assert problem is None, f"{example}: {problem}"
+
+
+# -- engine protocol sessions ------------------------------------------------------------------
+
+@dataclass
+class Session:
+    """A code block of `> command` and `< answer` lines: a conversation with `dnoir engine`."""
+    page: str
+    line: int
+    steps: list[tuple[str, list[str]]]  # (command sent, the answers the page shows after it)
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: an engine session"
+
+
+def sessions(path: Path) -> list[Session]:
+    """Every code block of `path` made only of `> ` and `< ` lines, with at least one `> `."""
+    found, block, start, inside = [], [], 0, False
+    name = path.name if path.parent == ROOT else f"{path.parent.name}/{path.name}"
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("```"):
+            if inside and block and all(b.startswith(("> ", "< ")) for b in block) and block[0].startswith("> "):
+                steps = []
+                for b in block:
+                    if b.startswith("> "):
+                        steps.append((b[2:], []))
+                    else:
+                        steps[-1][1].append(b[2:])
+                found.append(Session(name, start, steps))
+            inside, block, start = not inside, [], number + 1
+        elif inside and line.strip():
+            block.append(line)
+    return found
+
+
+def check_session(session: Session, folder: Path, seconds: float = 60.0) -> None:
+    """Talk to `dnoir engine` as the page does: send each command, then wait for the answers the
+    page shows after it. `info` lines (information for people, whose count and figures depend
+    on the machine) are left out on both sides; a `bestmove` is compared in shape (the move a
+    timed search finds depends on the clock); every other answer must be the page's, exactly."""
+    import queue
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "engine"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line.rstrip("\n")) for line in proc.stdout] + [lines.put(None)],
+                     daemon=True).start()
+
+    def answer_shape(line: str) -> str:
+        return shape(line, numbers=not line.startswith("bestmove "))
+
+    try:
+        for command, shown in session.steps:
+            proc.stdin.write(command + "\n")
+            proc.stdin.flush()
+            for expected in (s for s in shown if not s.startswith("info ")):
+                while True:
+                    try:
+                        got = lines.get(timeout=seconds)  # a deadline for a hang, not a timing check
+                    except queue.Empty:
+                        raise AssertionError(f"{session}: no answer to {command!r} within {seconds} s, "
+                                             f"the page shows {expected!r}") from None
+                    assert got is not None, f"{session}: the engine ended before answering {command!r}"
+                    if not got.startswith("info "):
+                        break
+                assert answer_shape(got) == answer_shape(expected), \
+                    f"{session}: after {command!r} it answers {got!r}, the page shows {expected!r}"
+        proc.stdin.close()
+        assert proc.wait(timeout=seconds) == 0, proc.stderr.read()
+        rest = []
+        while (line := lines.get(timeout=seconds)) is not None:
+            if not line.startswith("info "):
+                rest.append(line)
+        assert not rest, f"{session}: answers the page does not show: {rest}"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -115,3 +115,20 @@ def test_a_pending_citation_is_still_missing(source, cited):
     if (source, cited, False) in citations():
         pytest.xfail(PENDING[(source, cited)])
     pytest.fail(f"{source} no longer cites a missing {cited}: remove it from PENDING")
+
+
+# -- engine sessions (docs/protocol.md) ---------------------------------------------------------
+
+from doc_examples import check_session, sessions  # noqa: E402
+
+SESSIONS = [session for page in PAGES for session in sessions(page)]
+
+
+def test_the_protocol_page_has_sessions():
+    assert sum(s.page == "docs/protocol.md" for s in SESSIONS) >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("session", SESSIONS, ids=[f"{s.page}:{s.line}" for s in SESSIONS])
+def test_each_engine_session_answers_what_the_page_shows(session, tmp_path):
+    check_session(session, tmp_path)
