@@ -18,6 +18,14 @@ the lines under it up to the next `$ ` line or the end of the block are its outp
   command reads it on stdin, and what it echoes is compared like the rest.
 - The examples of one page run in order in one folder, so an example may read a file an
   earlier one wrote.
+
+Two more kinds of example, on the pages of docs/:
+
+- An engine session, a code block of `> command` and `< answer` lines, is played against
+  `dnoir engine` (`check_session`).
+- The ```python blocks of a page run in order in one interpreter; a block after the comment
+  `<!-- output of the Python example above -->` is what the last one prints, numbers included
+  (`check_python`).
 """
 
 from __future__ import annotations
@@ -248,3 +256,70 @@ def check_session(session: Session, folder: Path, seconds: float = 60.0) -> None
     finally:
         proc.kill()
         proc.wait()
+
+
+# -- Python examples ---------------------------------------------------------------------------
+
+OUTPUT_MARK = "<!-- output of the Python example above -->"
+
+
+@dataclass
+class PythonExample:
+    """A ```python block, run as a script; the block after an OUTPUT_MARK comment is what it prints."""
+    page: str
+    line: int
+    code: str
+    shown: list[str] | None = None
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: a Python example"
+
+
+def python_examples(path: Path) -> list[PythonExample]:
+    found, block, inside, python, start, marked = [], [], False, False, 0, False
+    name = path.name if path.parent == ROOT else f"{path.parent.name}/{path.name}"
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("```"):
+            if not inside:
+                inside, python, block, start = True, line.strip() == "```python", [], number + 1
+            else:
+                inside = False
+                if python:
+                    found.append(PythonExample(name, start, "\n".join(block) + "\n"))
+                elif marked and found:
+                    found[-1].shown = block
+                marked = False
+            continue
+        if inside:
+            block.append(line)
+        elif line.strip() == OUTPUT_MARK:
+            marked = True
+    return found
+
+
+MARK = "\x00-- end of example --\x00"
+RUNNER = f"""
+import json, sys
+scope = {{"__name__": "__main__"}}
+for name, code in json.load(sys.stdin):
+    exec(compile(code, name, "exec"), scope)
+    print({MARK!r}, flush=True)
+"""
+
+
+def check_python(examples: list[PythonExample], folder: Path) -> None:
+    """Run the Python examples of a page in order in one interpreter, as one session (a block
+    may use what an earlier one defined), with the installed package; compare each output with
+    the page's, numbers included."""
+    import json
+
+    code = json.dumps([(str(e), e.code) for e in examples])
+    result = subprocess.run([sys.executable, "-I", "-c", RUNNER], input=code, capture_output=True, text=True,
+                            cwd=folder, timeout=900)
+    outputs = result.stdout.split(MARK + "\n")
+    done = len(outputs) - 1
+    assert result.returncode == 0, f"{examples[done]}: exit {result.returncode}: {result.stderr[-2000:]}"
+    for example, output in zip(examples, outputs):
+        if example.shown is not None:
+            problem = mismatch(example.shown, output.splitlines(), numbers=True)
+            assert problem is None, f"{example}: {problem}"

@@ -132,3 +132,21 @@ def test_the_protocol_page_has_sessions():
 @pytest.mark.parametrize("session", SESSIONS, ids=[f"{s.page}:{s.line}" for s in SESSIONS])
 def test_each_engine_session_answers_what_the_page_shows(session, tmp_path):
     check_session(session, tmp_path)
+
+
+# -- Python examples (docs/adapters.md) --------------------------------------------------------
+
+from doc_examples import check_python, python_examples  # noqa: E402
+
+
+def test_the_adapters_page_has_python_examples_with_output():
+    found = python_examples(ROOT / "docs" / "adapters.md")
+    assert len(found) >= 5 and any(e.shown for e in found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p for p in PAGES if python_examples(p)], ids=lambda p: p.name)
+def test_the_python_examples_of_a_page_run_and_print_what_it_shows(page, tmp_path):
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("pettingzoo")
+    check_python(python_examples(page), tmp_path)
