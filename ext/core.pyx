@@ -16,7 +16,7 @@ from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
     HAND_SIZE, TAKE_SIZE, LINE_START, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome,
-    deal_game, update_hand_masks, hand_size, state_problem, NCARDS, kind_value, score_player,
+    deal_game, update_hand_masks, hand_size, state_problem, NCARDS, DNOIR_CHECKED, kind_value, score_player,
 )
 from libc.string cimport memset as _memset
 from cpython.exc cimport PyErr_CheckSignals
@@ -56,7 +56,7 @@ cdef int perft_c(const State *s, int depth, uint64_t *total, uint64_t *interior)
 
 # The rule constants of ext/state.pxd, for Python: solver.cards and solver.notation read
 # them from here, so that a rule change is a change in ext/state.pxd alone. KINDS names the
-# kinds in index order (RULES.md's cards; NOTATION.md's tokens).
+# kinds in index order (docs/rules.md's cards; docs/notation.md's tokens).
 KINDS = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
 RULE_CONSTANTS = dict(
     NKINDS=NKINDS, NCARDS=NCARDS, COMPOSITION=tuple(DN_COMPOSITION[k] for k in range(NKINDS)),
@@ -87,6 +87,8 @@ RULE_CONSTANTS["MAX_MARGIN"] = _max_margin()
 # the same as module attributes (the C names above are compile-time constants in this file)
 globals().update(RULE_CONSTANTS)
 PLAYERS = "ab"  # the players' names (0 and 1), as the reasons of position_problem give them
+# True in the checked build (setup.py, DNOIR_CHECKED=1): every move checks the state it leaves.
+CHECKED = bool(DNOIR_CHECKED)
 
 
 cdef uint8_t _byte(str field, object value, int low, int high) except? 255:
@@ -146,7 +148,7 @@ cdef void set_status(State *s) noexcept nogil:
 cdef object position_fields_problem(State *s, line, hands, hand_sizes, colls, round, to_move,
                                     taken, deck, removed):
     """Fill s from the fields of a position and return the first rule they break, as
-    (field, reason), or None when a legal game reaches them (NOTATION.md's list).
+    (field, reason), or None when a legal game reaches them (docs/notation.md's list).
 
     This is the one consistency check of a position (Stockfish's `pos_is_ok`): the card
     counts against the composition, the deck and removed sizes, the actions of the round,
@@ -418,6 +420,20 @@ cdef class CoreState:
         """A new CoreState after `move`; ValueError if it is not legal here."""
         if move < 0 or move >= NMOVES or not (legal_mask(&self.s) >> move) & 1:
             raise ValueError(f"illegal move {move}")
+        cdef CoreState c = CoreState.__new__(CoreState)
+        c.s = self.s
+        apply_move(&c.s, move)
+        return c
+
+    def _play_unchecked(self, int move):
+        """The checked build's own test only: `move` applied without asking whether it is
+        legal (a card not in hand, a second take), so that the state breaks an invariant and
+        the checked build aborts the process. RuntimeError in a normal build, which would
+        keep the broken state."""
+        if not DNOIR_CHECKED:
+            raise RuntimeError("_play_unchecked exists for the checked build (DNOIR_CHECKED=1) only")
+        if self.s.status != ONGOING or move < 0 or move >= NMOVES or self.s.line_len >= LINE_MAX:
+            raise ValueError(f"move {move} would write outside the state")
         cdef CoreState c = CoreState.__new__(CoreState)
         c.s = self.s
         apply_move(&c.s, move)

@@ -11,6 +11,8 @@ MOVE_TAKE. Players are 0 (a) and 1 (b).
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdio cimport fflush, fprintf, stderr
+from libc.stdlib cimport abort
 from libc.string cimport memset
 from rng cimport Rng, rng_below
 
@@ -210,6 +212,8 @@ cdef inline void apply_move(State *s, int move) noexcept nogil:
             s.status = OVER_CITY
             s.city_winner = p
             s.to_move = NOBODY
+            if DNOIR_CHECKED:
+                check_after_move(s, move)
             return
     else:
         s.hand[p][move] -= 1
@@ -220,6 +224,8 @@ cdef inline void apply_move(State *s, int move) noexcept nogil:
     s.to_move = 1 - p
     if s.actions[1 - p] == ACTIONS_PER_ROUND and s.actions[p] == ACTIONS_PER_ROUND:
         end_round(s)
+    if DNOIR_CHECKED:
+        check_after_move(s, move)
 
 
 cdef inline void score_player(const State *s, int p, Score *out) noexcept nogil:
@@ -363,3 +369,25 @@ cdef inline const char *state_problem(const State *s) noexcept nogil:
         if n > DN_COMPOSITION[k]:
             return "more cards of a kind in sight than the game has"
     return NULL
+
+
+# The checked build (setup.py, DNOIR_CHECKED=1 defines the macro): apply_move verifies
+# that the state it leaves keeps every invariant above, and aborts with the reason if not.
+# In a normal build DNOIR_CHECKED is the constant 0 and the C compiler drops the check.
+cdef extern from *:
+    """
+    #ifndef DNOIR_CHECKED
+    #define DNOIR_CHECKED 0
+    #endif
+    """
+    const int DNOIR_CHECKED
+
+
+cdef inline void check_after_move(const State *s, int move) noexcept nogil:
+    """Abort the process, naming the move and the broken invariant, unless s keeps every one."""
+    cdef const char *problem = state_problem(s)
+    if problem != NULL:
+        fprintf(stderr, b"dnoir checked build: the state after move %d breaks an invariant: %s\n",
+                move, problem)
+        fflush(stderr)
+        abort()

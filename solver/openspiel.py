@@ -10,7 +10,7 @@ The state is a `solver.Position` (the C rules core answers every rule question);
 only adds what OpenSpiel needs around it: chance nodes for the deals, action numbers,
 information states and returns.
 
-Players and actions: player 0 is `a`, player 1 is `b` (NOTATION.md). Actions 0-10 play one
+Players and actions: player 0 is `a`, player 1 is `b` (docs/notation.md). Actions 0-10 play one
 card of a kind (`solver.cards.KINDS` order `5 6 7 8 +2 +3 +4 -1 -2 -3 C`), action 11 is the take.
 
 Chance nodes (explicit, exact probabilities), in this order:
@@ -25,7 +25,7 @@ Chance nodes (explicit, exact probabilities), in this order:
   the tree (probability 1), so the shape of the tree never depends on the hidden cards;
 * the two line cards, oldest first, one node each (outcome: the kind, probability count/undealt);
 * at the end of rounds 1-3, the new hands the same way: first the hand of the player who starts
-  the new round, then the other (RULES.md's convention for an ordered deck).
+  the new round, then the other (docs/rules.md's convention for an ordered deck).
 
 The undealt cards are the deck and the 3 removed cards together: the removed cards are simply
 the three never dealt, which gives every deal its exact probability.

@@ -5,7 +5,7 @@ the two hands are hidden and the removed cards. It is checked once, when it is b
 (`Position(...)` with keyword fields, `parse`), by the core's one consistency check;
 every rule question (legal moves, the result of a move, the score) is then answered
 by the core (ext/state.pxd), and a child made by `play` is never checked again.
-The fields of its DNP (NOTATION.md) are derived from the core when first asked for.
+The fields of its DNP (docs/notation.md) are derived from the core when first asked for.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _new = object.__new__
 
 @dataclass(frozen=True)
 class PlayerScore:
-    """One player's score broken down as RULES.md's Scoring section adds it up."""
+    """One player's score broken down as docs/rules.md's scoring section adds it up."""
 
     majorities: int
     sets: int
