@@ -23,14 +23,24 @@ worlds of a one-player-view solve.
 
 from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
 from libc.stdlib cimport free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from rng cimport splitmix64
 from solver._core cimport CoreState
 from state cimport (
-    State, Score, NKINDS, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
-    ONGOING, OVER_CITY, DRAW, DN_POPCOUNT, legal_mask, legal_moves, apply_move, game_outcome,
-    update_hand_masks,
+    State, Score, NKINDS, KIND_C, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
+    LINE_MAX, ONGOING, OVER_CITY, DRAW, legal_mask, legal_moves, apply_move, game_outcome,
+    update_hand_masks, kind_value,
 )
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define DN_CLZ(x) __builtin_clz(x)
+    #else
+    static inline int DN_CLZ(unsigned x) { int n = 0; while (!(x & 0x80000000u)) { x <<= 1; n++; } return n; }
+    #endif
+    """
+    int DN_CLZ(uint32_t x) nogil
 
 cdef enum:
     RANK = 1024
@@ -78,16 +88,21 @@ ctypedef struct Table:
     bint use_tt
 
 
-# Zobrist keys: hand and collection counts, the reachable line by distance from its newest
-# end, the side to move, the taken flags. Filled once at import from splitmix64.
+# Zobrist keys: hand and collection counts, the reachable line by its position in the line,
+# the side to move, the taken flags. Filled once at import from splitmix64.
 cdef uint64_t Z_HAND[2][NKINDS][8]
 cdef uint64_t Z_COLL[2][NKINDS][16]
-cdef uint64_t Z_LINE[REACH_MAX][NKINDS]
+cdef uint64_t Z_LINE[LINE_MAX][NKINDS]
 cdef uint64_t Z_TO_MOVE[3]
 cdef uint64_t Z_TAKEN[4]
+cdef uint64_t Z_SIDE            # Z_TO_MOVE[0] ^ Z_TO_MOVE[1]: a move passes the turn
+# The points a collected card of each kind adds to its owner's total outside the
+# majorities and sets: alliances count for, betrayals against.
+cdef int FLAT[NKINDS]
 
 
 cdef void _init_keys():
+    global Z_SIDE
     cdef uint64_t x = 0x5EED_D15C_0000_0001
     cdef int p, k, c, d
     for p in range(2):
@@ -96,54 +111,104 @@ cdef void _init_keys():
                 Z_HAND[p][k][c] = splitmix64(&x)
             for c in range(16):
                 Z_COLL[p][k][c] = splitmix64(&x)
-    for d in range(REACH_MAX):
+    for d in range(LINE_MAX):
         for k in range(NKINDS):
             Z_LINE[d][k] = splitmix64(&x)
     for p in range(3):
         Z_TO_MOVE[p] = splitmix64(&x)
     for p in range(4):
         Z_TAKEN[p] = splitmix64(&x)
+    Z_SIDE = Z_TO_MOVE[0] ^ Z_TO_MOVE[1]
+    for k in range(NKINDS):
+        FLAT[k] = kind_value(k) if 4 <= k < KIND_C else 0
 
 
 _init_keys()
 
 
-cdef inline uint64_t base_key(const State *s) noexcept nogil:
-    """Key of everything but the line: hands, collections, side to move, taken flags."""
-    cdef uint64_t h = Z_TO_MOVE[s.to_move] ^ Z_TAKEN[s.taken]
-    cdef int p, k
-    for p in range(2):
-        for k in range(NKINDS):
-            h ^= Z_HAND[p][k][s.hand[p][k]] ^ Z_COLL[p][k][s.coll[p][k]]
-    return h
+# The search's own round-4 state, changed in place by make/unmake (a State is 140 bytes
+# of which a round-4 search needs the hands, the collections and the line): the keys
+# and each player's alliance-minus-betrayal points are kept up to date move by move.
+ctypedef struct Node:
+    uint64_t key        # hands, collections, side to move, taken flags
+    uint64_t line_key   # the cards of the line the takes still to come can reach
+    int line_len
+    int to_move
+    int taken           # bit p: p has taken this round
+    int left            # actions left in the round: the size of the subtree
+    int flat[2]         # alliances minus betrayals collected
+    uint32_t hand_mask[2]
+    uint8_t hand[2][NKINDS]
+    uint8_t coll[2][NKINDS]
+    uint8_t line[LINE_MAX + TAKE_SIZE]  # room for a 5-card copy at any end
 
 
-cdef inline uint64_t child_base_key(uint64_t h, const State *s, const State *c, int move) noexcept nogil:
-    """base_key of child c reached from s by move, updated incrementally."""
-    cdef int p = s.to_move
-    cdef int k
-    h ^= Z_TO_MOVE[s.to_move] ^ Z_TO_MOVE[c.to_move]
-    if move == MOVE_TAKE:
-        h ^= Z_TAKEN[s.taken] ^ Z_TAKEN[c.taken]
-        for k in range(NKINDS):
-            if s.coll[p][k] != c.coll[p][k]:
-                h ^= Z_COLL[p][k][s.coll[p][k]] ^ Z_COLL[p][k][c.coll[p][k]]
-    else:
-        h ^= Z_HAND[p][move][s.hand[p][move]] ^ Z_HAND[p][move][c.hand[p][move]]
-    return h
+cdef inline int reach_of(int taken) noexcept nogil:
+    """How many of the newest line cards the takes still to come can reach."""
+    return TAKE_SIZE * (2 - (taken & 1) - (taken >> 1))
 
 
-cdef inline uint64_t line_key(const State *s) noexcept nogil:
-    """Key of the newest cards of the line that the takes still to come can reach."""
-    cdef int reach = TAKE_SIZE * (2 - DN_POPCOUNT(s.taken))
-    cdef int n = s.line_len
+cdef inline uint64_t line_key_of(const Node *s) noexcept nogil:
+    """Key of the newest cards of the line that the takes still to come can reach.
+
+    Keyed by position in the line: within one solve two nodes with the same hands and
+    collections have made the same plays and takes, so their lines are equally long.
+    """
+    cdef int lo = s.line_len - reach_of(s.taken)
     cdef uint64_t h = 0
-    cdef int d
-    if reach > n:
-        reach = n
-    for d in range(reach):
-        h ^= Z_LINE[d][s.line[n - 1 - d]]
+    cdef int i
+    if lo < 0:
+        lo = 0
+    for i in range(lo, s.line_len):
+        h ^= Z_LINE[i][s.line[i]]
     return h
+
+
+cdef void node_from_state(const State *st, Node *s) noexcept nogil:
+    """The search node of a round-4 State that is not settled."""
+    cdef int p, k
+    s.line_len = st.line_len
+    s.to_move = st.to_move
+    s.taken = st.taken
+    s.left = 2 * ACTIONS_PER_ROUND - st.actions[0] - st.actions[1]
+    s.key = Z_TO_MOVE[st.to_move] ^ Z_TAKEN[st.taken]
+    for p in range(2):
+        s.hand_mask[p] = st.hand_mask[p]
+        s.flat[p] = 0
+        for k in range(NKINDS):
+            s.hand[p][k] = st.hand[p][k]
+            s.coll[p][k] = st.coll[p][k]
+            s.flat[p] += FLAT[k] * st.coll[p][k]
+            s.key ^= Z_HAND[p][k][st.hand[p][k]] ^ Z_COLL[p][k][st.coll[p][k]]
+    memcpy(s.line, st.line, st.line_len)
+    s.line_key = line_key_of(s)
+
+
+cdef inline int settled_value(const Node *s, int p) noexcept nogil:
+    """Value for p, who has just taken, of a settled node (both have taken or p holds the
+    three cities): final_value of the same position, from the counts kept in the node."""
+    cdef const uint8_t *mine = s.coll[p]
+    cdef const uint8_t *theirs = s.coll[1 - p]
+    cdef int k, a, b, margin
+    cdef int sets_p = mine[0], sets_q = theirs[0]
+    margin = s.flat[p] - s.flat[1 - p]
+    for k in range(4):
+        a = mine[k]
+        b = theirs[k]
+        margin += ((a > b) - (b > a)) * (k + 5)
+        sets_p = a if a < sets_p else sets_p
+        sets_q = b if b < sets_q else sets_q
+    margin += 5 * (sets_p - sets_q)
+    if mine[KIND_C] == 3:
+        return 2 * RANK + margin
+    if margin > 0:
+        return RANK + margin
+    if margin < 0:
+        return margin - RANK
+    for k in range(3, -1, -1):
+        if mine[k] != theirs[k]:
+            return RANK if mine[k] > theirs[k] else -RANK
+    return 0
 
 
 cdef inline int actions_left(const State *s) noexcept nogil:
@@ -171,10 +236,96 @@ cdef inline bint settled(const State *s) noexcept nogil:
     return s.status != ONGOING or s.taken == 3
 
 
-cdef int search(Table *t, const State *s, uint64_t base, int alpha, int beta) noexcept nogil:
+cdef inline int take_value(Table *t, Node *s, int alpha, int beta) noexcept nogil:
+    """Value for the side to move of its take (made and unmade in place)."""
+    cdef int p = s.to_move
+    cdef int q = 1 - p
+    cdef int n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
+    cdef int len0 = s.line_len
+    cdef int i, k, c, value
+    cdef uint64_t key0 = s.key, line_key0 = s.line_key
+    cdef uint8_t cards[TAKE_SIZE]
+    if (s.taken >> q) & 1:
+        # the second take settles the game: score it, no keys needed
+        for i in range(len0 - n, len0):
+            k = s.line[i]
+            s.coll[p][k] += 1
+            s.flat[p] += FLAT[k]
+        value = settled_value(s, p)
+    else:
+        for i in range(len0 - n, len0):
+            k = s.line[i]
+            c = s.coll[p][k]
+            s.key ^= Z_COLL[p][k][c] ^ Z_COLL[p][k][c + 1]
+            s.coll[p][k] = c + 1
+            s.flat[p] += FLAT[k]
+        if s.coll[p][KIND_C] == 3:
+            value = settled_value(s, p)
+        else:
+            # the plays below overwrite the line beyond its new end: keep the cards taken
+            memcpy(cards, &s.line[len0 - n], TAKE_SIZE)
+            s.line_len = len0 - n
+            s.key ^= Z_TAKEN[s.taken] ^ Z_TAKEN[s.taken | (1 << p)] ^ Z_SIDE
+            s.taken |= 1 << p
+            s.to_move = q
+            s.left -= 1
+            s.line_key = line_key_of(s)
+            value = -search(t, s, -beta, -alpha)
+            s.left += 1
+            s.to_move = p
+            s.taken &= ~(1 << p)
+            s.line_len = len0
+            s.key = key0
+            s.line_key = line_key0
+            memcpy(&s.line[len0 - n], cards, TAKE_SIZE)
+    for i in range(len0 - n, len0):
+        k = s.line[i]
+        s.coll[p][k] -= 1
+        s.flat[p] -= FLAT[k]
+    return value
+
+
+cdef inline int play_value(Table *t, Node *s, int m, int alpha, int beta) noexcept nogil:
+    """Value for the side to move of playing a card of kind m (made and unmade in place).
+    A play never settles the game: that takes the second take."""
+    cdef int p = s.to_move
+    cdef int c = s.hand[p][m]
+    cdef int L = s.line_len
+    cdef int lo = L - reach_of(s.taken)
+    cdef uint64_t key0 = s.key, line_key0 = s.line_key
+    cdef uint32_t mask0 = s.hand_mask[p]
+    cdef int value
+    s.hand[p][m] = c - 1
+    if c == 1:
+        s.hand_mask[p] = mask0 & ~(1u << m)
+    s.key ^= Z_HAND[p][m][c] ^ Z_HAND[p][m][c - 1] ^ Z_SIDE
+    s.line[L] = m
+    s.line_key ^= Z_LINE[L][m]
+    if lo >= 0:
+        s.line_key ^= Z_LINE[lo][s.line[lo]]  # out of reach now
+    s.line_len = L + 1
+    s.to_move = 1 - p
+    s.left -= 1
+    value = -search(t, s, -beta, -alpha)
+    s.left += 1
+    s.to_move = p
+    s.line_len = L
+    s.key = key0
+    s.line_key = line_key0
+    s.hand_mask[p] = mask0
+    s.hand[p][m] = c
+    return value
+
+
+cdef inline int move_value(Table *t, Node *s, int m, int alpha, int beta) noexcept nogil:
+    if m == MOVE_TAKE:
+        return take_value(t, s, alpha, beta)
+    return play_value(t, s, m, alpha, beta)
+
+
+cdef int search(Table *t, Node *s, int alpha, int beta) noexcept nogil:
     """Negamax value of s for its side to move, exact when alpha < value < beta."""
-    cdef State child
-    cdef uint64_t key = 0, child_base
+    cdef uint64_t key = 0
     cdef Entry *bucket = NULL
     cdef Entry *slot
     cdef int alpha0 = alpha
@@ -182,9 +333,10 @@ cdef int search(Table *t, const State *s, uint64_t base, int alpha, int beta) no
     cdef int best_move = NO_MOVE, tt_move = NO_MOVE
     cdef uint8_t moves[NMOVES]
     cdef uint32_t mask
-    t.nodes += 1  # s is never settled: callers score settled positions themselves
+    cdef int p = s.to_move
+    t.nodes += 1  # s is never settled: the moves that settle are scored in take_value
     if t.use_tt:
-        key = base ^ line_key(s)
+        key = s.key ^ s.line_key
         bucket = &t.entries[2 * (key & t.bucket_mask)]
         for i in range(2):
             slot = &bucket[i]
@@ -198,45 +350,40 @@ cdef int search(Table *t, const State *s, uint64_t base, int alpha, int beta) no
                     return slot.value
                 break
 
-    # Move ordering: the table's move, then the take, then plays of the costliest kinds.
-    mask = legal_mask(s)
+    # Move ordering: the table's move, then the take, then plays from the city down to 5.
+    mask = s.hand_mask[p]
+    if not ((s.taken >> p) & 1) and s.line_len > 0:
+        mask |= 1u << MOVE_TAKE
     if tt_move != NO_MOVE and (mask >> tt_move) & 1:
         moves[n] = tt_move
         n += 1
         mask &= ~(1u << tt_move)
-    if (mask >> MOVE_TAKE) & 1:
-        moves[n] = MOVE_TAKE
+    while mask:
+        m = 31 - DN_CLZ(mask)
+        moves[n] = m
         n += 1
-    for m in range(NKINDS - 1, -1, -1):
-        if (mask >> m) & 1:
-            moves[n] = m
-            n += 1
+        mask &= ~(1u << m)
 
     for i in range(n):
         m = moves[i]
-        child = s[0]
-        apply_move(&child, m)
-        if settled(&child):
-            value = final_value(&child, s.to_move)
+        # Principal variation search: the first move gets the full window, the
+        # others a null window around the best so far, searched again if they beat it.
+        if best > alpha:
+            alpha = best
+        if i == 0:
+            value = move_value(t, s, m, alpha, beta)
         else:
-            # Principal variation search: the first move gets the full window, the
-            # others a null window around the best so far, searched again if they beat it.
-            child_base = child_base_key(base, s, &child, m)
-            if best > alpha:
-                alpha = best
-            if i == 0:
-                value = -search(t, &child, child_base, -beta, -alpha)
-            else:
-                value = -search(t, &child, child_base, -alpha - 1, -alpha)
-                if alpha < value < beta:
-                    value = -search(t, &child, child_base, -beta, -value)
+            value = move_value(t, s, m, alpha, alpha + 1)
+            # a take that settles the game is scored exactly whatever the window
+            if alpha < value < beta and not (m == MOVE_TAKE and (s.taken >> (1 - p)) & 1):
+                value = move_value(t, s, m, value, beta)
         if value > best:
             best = value
             best_move = m
             if best >= beta:
                 break
     if t.use_tt:
-        store(bucket, key, best, alpha0, beta, best_move, actions_left(s))
+        store(bucket, key, best, alpha0, beta, best_move, s.left)
     return best
 
 cdef inline void store(Entry *bucket, uint64_t key, int value, int alpha0, int beta,
@@ -257,13 +404,27 @@ cdef inline void store(Entry *bucket, uint64_t key, int value, int alpha0, int b
     else:
         slot.bound = BOUND_EXACT
 
+
+cdef int node_value(Table *t, Node *s) noexcept nogil:
+    """Exact value of an unsettled node for its side to move.
+
+    The outcome first, then the margin inside its band: a null-window probe at the win
+    boundary (is the node won?), then one search of the band it found."""
+    cdef int v = search(t, s, RANK // 2 - 1, RANK // 2)
+    if v >= RANK // 2:
+        return search(t, s, RANK // 2 - 1, INF)
+    return search(t, s, -INF, RANK // 2)
+
+
 cdef int child_value(Table *t, const State *s, int move) noexcept nogil:
     """Exact value, for the side to move in s, of playing move."""
     cdef State child = s[0]
+    cdef Node node
     apply_move(&child, move)
     if settled(&child):
         return final_value(&child, s.to_move)
-    return -search(t, &child, base_key(&child), -INF, INF)
+    node_from_state(&child, &node)
+    return -node_value(t, &node)
 
 
 cdef class EndgameSolver:
@@ -323,8 +484,10 @@ cdef class EndgameSolver:
         cdef int v
         if settled(&s):
             return final_value(&s, s.to_move)
+        cdef Node node
         with nogil:
-            v = search(&self.t, &s, base_key(&s), -INF, INF)
+            node_from_state(&s, &node)
+            v = node_value(&self.t, &node)
         return v
 
     def principal_variation(self, CoreState state, int first=-1):
@@ -347,9 +510,13 @@ cdef class EndgameSolver:
 
     cdef int _table_move(self, const State *s) noexcept nogil:
         """The best move stored with an exact value for s, or -1."""
-        cdef uint64_t key = base_key(s) ^ line_key(s)
-        cdef Entry *bucket = &self.t.entries[2 * (key & self.t.bucket_mask)]
+        cdef Node node
+        cdef uint64_t key
+        cdef Entry *bucket
         cdef int i
+        node_from_state(s, &node)
+        key = node.key ^ node.line_key
+        bucket = &self.t.entries[2 * (key & self.t.bucket_mask)]
         if not self.t.use_tt:
             return -1
         for i in range(2):
