@@ -194,6 +194,13 @@ class Position:
             self._fields = fields
             return fields
 
+    def _hand_hidden(self, player: int) -> bool:
+        """`self.hands[player] is None`, without deriving the fields of a child of `play`."""
+        try:
+            return self._fields["hands"][player] is None
+        except AttributeError:  # a child: its hands are None exactly where _hidden says
+            return self._hidden[player]
+
     # -- the fields (read-only) ----------------------------------------------------------
 
     @property
