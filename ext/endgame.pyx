@@ -127,20 +127,30 @@ _init_keys()
 
 
 # The search's own round-4 state, changed in place by make/unmake (a State is 140 bytes
-# of which a round-4 search needs the hands, the collections and the line): the keys
-# and each player's alliance-minus-betrayal points are kept up to date move by move.
+# of which a round-4 search needs the hands, the collections and the line): the keys,
+# the collections as per-kind counts packed 4 bits a kind in one word, each player's
+# alliance-minus-betrayal points, and the same counts and points of the newest
+# min(5, line length) cards (what a take would collect) are kept up to date move by move,
+# so that a take that settles the game is scored without touching the line.
 ctypedef struct Node:
     uint64_t key        # hands, collections, side to move, taken flags
     uint64_t line_key   # the cards of the line the takes still to come can reach
+    uint64_t coll[2]    # collections: kind k's count in bits 4k..4k+3
+    uint64_t window     # the newest min(5, line_len) cards, packed the same way
+    int window_flat     # their alliance-minus-betrayal points
+    int flat[2]         # alliances minus betrayals collected
     int line_len
     int to_move
     int taken           # bit p: p has taken this round
     int left            # actions left in the round: the size of the subtree
-    int flat[2]         # alliances minus betrayals collected
     uint32_t hand_mask[2]
     uint8_t hand[2][NKINDS]
-    uint8_t coll[2][NKINDS]
     uint8_t line[LINE_MAX + TAKE_SIZE]  # room for a 5-card copy at any end
+
+
+cdef inline int nib(uint64_t packed, int k) noexcept nogil:
+    """Kind k's count in a packed word."""
+    return (packed >> (4 * k)) & 15
 
 
 cdef inline int reach_of(int taken) noexcept nogil:
@@ -164,6 +174,19 @@ cdef inline uint64_t line_key_of(const Node *s) noexcept nogil:
     return h
 
 
+cdef inline void set_window(Node *s) noexcept nogil:
+    """The packed counts and points of the newest min(5, line_len) cards, from the line."""
+    cdef int lo = s.line_len - TAKE_SIZE
+    cdef int i
+    if lo < 0:
+        lo = 0
+    s.window = 0
+    s.window_flat = 0
+    for i in range(lo, s.line_len):
+        s.window += (<uint64_t>1) << (4 * s.line[i])
+        s.window_flat += FLAT[s.line[i]]
+
+
 cdef void node_from_state(const State *st, Node *s) noexcept nogil:
     """The search node of a round-4 State that is not settled."""
     cdef int p, k
@@ -175,39 +198,42 @@ cdef void node_from_state(const State *st, Node *s) noexcept nogil:
     for p in range(2):
         s.hand_mask[p] = st.hand_mask[p]
         s.flat[p] = 0
+        s.coll[p] = 0
         for k in range(NKINDS):
             s.hand[p][k] = st.hand[p][k]
-            s.coll[p][k] = st.coll[p][k]
+            s.coll[p] |= (<uint64_t>st.coll[p][k]) << (4 * k)
             s.flat[p] += FLAT[k] * st.coll[p][k]
             s.key ^= Z_HAND[p][k][st.hand[p][k]] ^ Z_COLL[p][k][st.coll[p][k]]
     memcpy(s.line, st.line, st.line_len)
     s.line_key = line_key_of(s)
+    set_window(s)
 
 
-cdef inline int settled_value(const Node *s, int p) noexcept nogil:
-    """Value for p, who has just taken, of a settled node (both have taken or p holds the
-    three cities): final_value of the same position, from the counts kept in the node."""
-    cdef const uint8_t *mine = s.coll[p]
-    cdef const uint8_t *theirs = s.coll[1 - p]
+cdef inline int settled_value(uint64_t mine, uint64_t theirs, int flat_mine, int flat_theirs) noexcept nogil:
+    """Value for p, who has just taken, of the settled position where p's collection is
+    `mine` and the other's `theirs` (packed), with these alliance-minus-betrayal points:
+    final_value of the same position (both have taken, or p holds the three cities)."""
     cdef int k, a, b, margin
-    cdef int sets_p = mine[0], sets_q = theirs[0]
-    margin = s.flat[p] - s.flat[1 - p]
+    cdef int sets_p = 15, sets_q = 15
+    margin = flat_mine - flat_theirs
     for k in range(4):
-        a = mine[k]
-        b = theirs[k]
+        a = nib(mine, k)
+        b = nib(theirs, k)
         margin += ((a > b) - (b > a)) * (k + 5)
         sets_p = a if a < sets_p else sets_p
         sets_q = b if b < sets_q else sets_q
     margin += 5 * (sets_p - sets_q)
-    if mine[KIND_C] == 3:
+    if nib(mine, KIND_C) == 3:
         return 2 * RANK + margin
     if margin > 0:
         return RANK + margin
     if margin < 0:
         return margin - RANK
     for k in range(3, -1, -1):
-        if mine[k] != theirs[k]:
-            return RANK if mine[k] > theirs[k] else -RANK
+        a = nib(mine, k)
+        b = nib(theirs, k)
+        if a != b:
+            return RANK if a > b else -RANK
     return 0
 
 
@@ -243,45 +269,48 @@ cdef inline int take_value(Table *t, Node *s, int alpha, int beta) noexcept nogi
     cdef int n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
     cdef int len0 = s.line_len
     cdef int i, k, c, value
-    cdef uint64_t key0 = s.key, line_key0 = s.line_key
+    cdef uint64_t key0, line_key0, coll0, window0, packed
+    cdef int flat0, window_flat0
     cdef uint8_t cards[TAKE_SIZE]
     if (s.taken >> q) & 1:
-        # the second take settles the game: score it, no keys needed
-        for i in range(len0 - n, len0):
-            k = s.line[i]
-            s.coll[p][k] += 1
-            s.flat[p] += FLAT[k]
-        value = settled_value(s, p)
-    else:
-        for i in range(len0 - n, len0):
-            k = s.line[i]
-            c = s.coll[p][k]
-            s.key ^= Z_COLL[p][k][c] ^ Z_COLL[p][k][c + 1]
-            s.coll[p][k] = c + 1
-            s.flat[p] += FLAT[k]
-        if s.coll[p][KIND_C] == 3:
-            value = settled_value(s, p)
-        else:
-            # the plays below overwrite the line beyond its new end: keep the cards taken
-            memcpy(cards, &s.line[len0 - n], TAKE_SIZE)
-            s.line_len = len0 - n
-            s.key ^= Z_TAKEN[s.taken] ^ Z_TAKEN[s.taken | (1 << p)] ^ Z_SIDE
-            s.taken |= 1 << p
-            s.to_move = q
-            s.left -= 1
-            s.line_key = line_key_of(s)
-            value = -search(t, s, -beta, -alpha)
-            s.left += 1
-            s.to_move = p
-            s.taken &= ~(1 << p)
-            s.line_len = len0
-            s.key = key0
-            s.line_key = line_key0
-            memcpy(&s.line[len0 - n], cards, TAKE_SIZE)
+        # the second take settles the game: score it from the window, nothing to change
+        return settled_value(s.coll[p] + s.window, s.coll[q], s.flat[p] + s.window_flat, s.flat[q])
+    packed = s.coll[p] + s.window
+    if nib(packed, KIND_C) == 3:
+        return settled_value(packed, s.coll[q], s.flat[p] + s.window_flat, s.flat[q])
+    key0 = s.key
+    line_key0 = s.line_key
+    coll0 = s.coll[p]
+    flat0 = s.flat[p]
+    window0 = s.window
+    window_flat0 = s.window_flat
     for i in range(len0 - n, len0):
         k = s.line[i]
-        s.coll[p][k] -= 1
-        s.flat[p] -= FLAT[k]
+        c = nib(s.coll[p], k)
+        s.key ^= Z_COLL[p][k][c] ^ Z_COLL[p][k][c + 1]
+        s.coll[p] += (<uint64_t>1) << (4 * k)
+    s.flat[p] += s.window_flat
+    # the plays below overwrite the line beyond its new end: keep the cards taken
+    memcpy(cards, &s.line[len0 - n], TAKE_SIZE)
+    s.line_len = len0 - n
+    s.key ^= Z_TAKEN[s.taken] ^ Z_TAKEN[s.taken | (1 << p)] ^ Z_SIDE
+    s.taken |= 1 << p
+    s.to_move = q
+    s.left -= 1
+    s.line_key = line_key_of(s)
+    set_window(s)
+    value = -search(t, s, -beta, -alpha)
+    s.left += 1
+    s.to_move = p
+    s.taken &= ~(1 << p)
+    s.line_len = len0
+    s.key = key0
+    s.line_key = line_key0
+    s.coll[p] = coll0
+    s.flat[p] = flat0
+    s.window = window0
+    s.window_flat = window_flat0
+    memcpy(&s.line[len0 - n], cards, TAKE_SIZE)
     return value
 
 
@@ -292,7 +321,9 @@ cdef inline int play_value(Table *t, Node *s, int m, int alpha, int beta) noexce
     cdef int c = s.hand[p][m]
     cdef int L = s.line_len
     cdef int lo = L - reach_of(s.taken)
-    cdef uint64_t key0 = s.key, line_key0 = s.line_key
+    cdef int out
+    cdef uint64_t key0 = s.key, line_key0 = s.line_key, window0 = s.window
+    cdef int window_flat0 = s.window_flat
     cdef uint32_t mask0 = s.hand_mask[p]
     cdef int value
     s.hand[p][m] = c - 1
@@ -303,15 +334,27 @@ cdef inline int play_value(Table *t, Node *s, int m, int alpha, int beta) noexce
     s.line_key ^= Z_LINE[L][m]
     if lo >= 0:
         s.line_key ^= Z_LINE[lo][s.line[lo]]  # out of reach now
+    s.window += (<uint64_t>1) << (4 * m)
+    s.window_flat += FLAT[m]
+    if L >= TAKE_SIZE:
+        out = s.line[L - TAKE_SIZE]  # no longer among the newest five
+        s.window -= (<uint64_t>1) << (4 * out)
+        s.window_flat -= FLAT[out]
     s.line_len = L + 1
-    s.to_move = 1 - p
-    s.left -= 1
-    value = -search(t, s, -beta, -alpha)
-    s.left += 1
+    if s.hand_mask[1 - p] == 0 and (s.taken >> p) & 1:
+        # the other has no card left and p has taken: its take is forced and settles
+        value = -settled_value(s.coll[1 - p] + s.window, s.coll[p], s.flat[1 - p] + s.window_flat, s.flat[p])
+    else:
+        s.to_move = 1 - p
+        s.left -= 1
+        value = -search(t, s, -beta, -alpha)
+        s.left += 1
     s.to_move = p
     s.line_len = L
     s.key = key0
     s.line_key = line_key0
+    s.window = window0
+    s.window_flat = window_flat0
     s.hand_mask[p] = mask0
     s.hand[p][m] = c
     return value
