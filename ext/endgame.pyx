@@ -21,13 +21,13 @@ decides the game from a node, so the table stays valid across solves and across 
 worlds of a one-player-view solve.
 """
 
-from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, int16_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from rng cimport splitmix64
 from solver._core cimport CoreState
 from state cimport (
-    State, Score, NKINDS, KIND_C, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
+    State, Score, NKINDS, KIND_C, HAND_SIZE, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
     LINE_MAX, ONGOING, OVER_CITY, DRAW, legal_mask, legal_moves, apply_move, game_outcome,
     update_hand_masks, kind_value,
 )
@@ -470,6 +470,60 @@ cdef int child_value(Table *t, const State *s, int move) noexcept nogil:
     return -node_value(t, &node)
 
 
+ctypedef struct Sums:
+    int pool[NKINDS]
+    int64_t worlds
+    int64_t win[NMOVES]
+    int64_t draw[NMOVES]
+    int64_t loss[NMOVES]
+    int64_t margin[NMOVES]
+
+
+# BINOMIAL[n][k]: the deals of k cards of a kind out of n unseen ones
+cdef int64_t BINOMIAL[16][16]
+
+
+cdef void _init_binomials():
+    cdef int n, k
+    for n in range(16):
+        BINOMIAL[n][0] = 1
+        for k in range(1, 16):
+            BINOMIAL[n][k] = 0 if k > n else BINOMIAL[n - 1][k - 1] + (BINOMIAL[n - 1][k] if k < n else 0)
+
+
+_init_binomials()
+
+
+cdef void view_worlds(Table *t, State *s, int opponent, Sums *sums, int kind, int left,
+                      int64_t weight) noexcept nogil:
+    """Solve each world (opponent hand) from `kind` on, adding its weighted values to sums."""
+    cdef int c, most, i, n, m, value, rank
+    cdef uint8_t moves[NMOVES]
+    if kind == NKINDS:
+        if left != 0:
+            return
+        update_hand_masks(s)
+        sums.worlds += 1
+        n = legal_moves(s, moves)
+        for i in range(n):
+            m = moves[i]
+            value = child_value(t, s, m)
+            rank = (value + RANK // 2) // RANK if value >= 0 else -((-value + RANK // 2) // RANK)
+            if rank > 0:
+                sums.win[m] += weight
+            elif rank == 0:
+                sums.draw[m] += weight
+            else:
+                sums.loss[m] += weight
+            sums.margin[m] += weight * (value - rank * RANK)
+        return
+    most = sums.pool[kind] if sums.pool[kind] < left else left
+    for c in range(most + 1):
+        s.hand[opponent][kind] = c
+        view_worlds(t, s, opponent, sums, kind + 1, left - c, weight * BINOMIAL[sums.pool[kind]][c])
+    s.hand[opponent][kind] = 0
+
+
 cdef class EndgameSolver:
     """Exact solver of round-4 positions with both hands known, holding one table.
 
@@ -606,6 +660,35 @@ cdef class EndgameSolver:
             s.hand[opponent][kind] = c
             self._worlds(s, opponent, pool, kind + 1, left - c, out)
         s.hand[opponent][kind] = 0
+
+    def view_sums(self, CoreState state, int opponent, pool, int hand_size):
+        """The one-player view's sums over every hand the opponent may hold, in C.
+
+        The worlds of `world_values` (same order), each weighted by the number of deals
+        giving it (the product over kinds of binomial(pool count, hand count)): returns
+        (worlds, {move: (win, draw, loss, margin)}) where win, draw and loss are the
+        weights of the worlds where the move wins, draws or loses and margin the sum of
+        weight times margin: whole numbers, divided by the number of deals by the caller.
+        """
+        cdef State s = load_state(state)
+        cdef Sums sums
+        cdef int k, n
+        cdef uint8_t moves[NMOVES]
+        if opponent != 0 and opponent != 1 or opponent == s.to_move:
+            raise ValueError("opponent must be the player not to move")
+        if hand_size < 0 or hand_size > HAND_SIZE:
+            raise ValueError(f"hand_size must be 0 to {HAND_SIZE}")
+        memset(&sums, 0, sizeof(Sums))
+        for k in range(NKINDS):
+            sums.pool[k] = pool[k]
+            if not 0 <= sums.pool[k] <= 15:
+                raise ValueError("a pool count is not 0 to 15")
+            s.hand[opponent][k] = 0
+        n = legal_moves(&s, moves)
+        with nogil:
+            view_worlds(&self.t, &s, opponent, &sums, 0, hand_size, 1)
+        return sums.worlds, {moves[i]: (sums.win[moves[i]], sums.draw[moves[i]], sums.loss[moves[i]],
+                                        sums.margin[moves[i]]) for i in range(n)}
 
     @property
     def nodes(self):

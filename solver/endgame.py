@@ -184,25 +184,14 @@ def _solve_view(pos: Position, solver: EndgameSolver) -> dict:
     core = pos.core
     pool = core.unseen_counts(mover)
     size = pos.hand_sizes[opponent]
-    worlds = solver.world_values(core, opponent, pool, size)
+    # Sums of whole-number weights (deals giving each hand), made in C over every world and
+    # divided by the number of deals once at the end: exact, without a Fraction per world.
+    worlds, sums = solver.view_sums(core, opponent, pool, size)
     total = comb(sum(pool), size)
-    # Sums of whole-number weights (deals giving each hand), divided by the number of deals
-    # once at the end: exact, without a Fraction operation per world and move.
-    sums: dict[int, dict] = {}
-    for hand, values in worlds:
-        weight = world_weight(pool, hand)
-        for m, value in values.items():
-            rank, margin = split_value(value)
-            acc = sums.get(m)
-            if acc is None:
-                acc = sums[m] = dict(win=0, draw=0, loss=0, margin=0)
-            acc[OUTCOMES[rank]] += weight
-            acc["margin"] += weight * margin
-    moves = [MoveValue(move=str(Move(m)), margin=float(Fraction(acc["margin"], total)),
-                       expected=Fraction(2 * acc["win"] + acc["draw"], 2 * total),
-                       win=Fraction(acc["win"], total), draw=Fraction(acc["draw"], total),
-                       loss=Fraction(acc["loss"], total))
-             for m, acc in sorted(sums.items())]
+    moves = [MoveValue(move=TOKENS[m], margin=float(Fraction(margin, total)),
+                       expected=Fraction(2 * win + draw, 2 * total),
+                       win=Fraction(win, total), draw=Fraction(draw, total), loss=Fraction(loss, total))
+             for m, (win, draw, loss, margin) in sorted(sums.items())]
     # best expected score first, then best expected margin, then canonical order
     moves.sort(key=lambda mv: (-mv.expected, -mv.margin))
-    return dict(moves=moves, worlds=len(worlds))
+    return dict(moves=moves, worlds=worlds)
