@@ -140,12 +140,15 @@ def format_ab(report: dict) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description="same-run A/B of two builds")
-    parser.add_argument("what", nargs="*", default=sorted(SNIPPETS), choices=sorted(SNIPPETS) + [[]])
+    parser.add_argument("what", nargs="*", help=f"any of {', '.join(sorted(SNIPPETS))} (default: all)")
     parser.add_argument("--base", required=True, help="the base build's python")
     parser.add_argument("--new", default=sys.executable, help="the new build's python (default: this one)")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    unknown = set(args.what) - set(SNIPPETS)
+    if unknown:
+        parser.error(f"unknown measurement(s) {', '.join(sorted(unknown))}")
     report = run_ab(args.base, args.new, args.what or sorted(SNIPPETS), args.pairs)
     print(json.dumps(report) if args.json else format_ab(report))
 
