@@ -67,27 +67,41 @@ class Result:
 # and whether the game is over): a Result and its PlayerScores are immutable, so positions
 # with the same outcome share one, and `result()` builds nothing for an outcome seen before.
 _RESULTS: dict = {}
-_RESULTS_MAX = 1 << 16
+_RESULTS_MAX = 1 << 12  # small: plays leave the score as it was, so most calls hit anyway, and
+# a large cache of GC-tracked objects makes every full collection of a long loop dearer
 
 
 def _make_result(core: CoreState, key: int) -> "Result":
     winner, how, score_a, score_b = core.outcome()
-    scores = (PlayerScore(*score_a), PlayerScore(*score_b))
+    scores = (_player_score(score_a), _player_score(score_b))
+    # a frozen dataclass's __init__ sets each field through object.__setattr__: filling the
+    # instance dict directly gives the same object in a third of the time
+    result = _new(Result)
+    fields = result.__dict__
+    fields["scores"] = scores
     if not core.is_over:
-        result = Result(scores=scores, over=False, winner=None, how=None)
+        fields["over"], fields["winner"], fields["how"] = False, None, None
     else:
-        result = Result(scores=scores, over=True, how=how, winner="draw" if winner is None else PLAYERS[winner])
+        fields["over"], fields["how"] = True, how
+        fields["winner"] = "draw" if winner is None else PLAYERS[winner]
     if len(_RESULTS) >= _RESULTS_MAX:
         _RESULTS.clear()
     _RESULTS[key] = result
     return result
 
 
+def _player_score(parts) -> "PlayerScore":
+    score = _new(PlayerScore)
+    fields = score.__dict__
+    fields["majorities"], fields["sets"], fields["alliances"], fields["betrayals"], fields["total"] = parts
+    return score
+
+
 # `view` without a call per step: a player's index by name or number, and the hidden
-# flags of a view (as _hidden_flags gives them: _NO_HIDDEN when no hand is hidden, since
-# a view's deck is unknown)
+# flags of a view by CoreState.view_flags's bits (bit q: hand q hidden; no bit set gives
+# _NO_HIDDEN, as _hidden_flags does for a view, whose deck is unknown)
 _PLAYER_OF = {0: 0, 1: 1, "a": 0, "b": 1}
-_VIEW_FLAGS = (_NO_HIDDEN, (True, False), (False, True), (True, True))  # by bit q: hand q hidden
+_VIEW_FLAGS = (_NO_HIDDEN, (True, False), (False, True), (True, True))
 
 
 def _player_index(player) -> int:
