@@ -372,7 +372,7 @@ cdef int search(Table *t, Node *s, int alpha, int beta) noexcept nogil:
     cdef Entry *bucket = NULL
     cdef Entry *slot
     cdef int alpha0 = alpha
-    cdef int best = -INF, value, i, m, n = 0
+    cdef int best = -INF, value, i, m, n = 0, lo, hi
     cdef int best_move = NO_MOVE, tt_move = NO_MOVE
     cdef uint8_t moves[NMOVES]
     cdef uint32_t mask
@@ -413,13 +413,16 @@ cdef int search(Table *t, Node *s, int alpha, int beta) noexcept nogil:
         # others a null window around the best so far, searched again if they beat it.
         if best > alpha:
             alpha = best
-        if i == 0:
-            value = move_value(t, s, m, alpha, beta)
-        else:
-            value = move_value(t, s, m, alpha, alpha + 1)
+        # one call site, so that the compiler can inline the move into this loop
+        lo = alpha
+        hi = beta if i == 0 else alpha + 1
+        while True:
+            value = move_value(t, s, m, lo, hi)
             # a take that settles the game is scored exactly whatever the window
-            if alpha < value < beta and not (m == MOVE_TAKE and (s.taken >> (1 - p)) & 1):
-                value = move_value(t, s, m, value, beta)
+            if hi == beta or not (alpha < value < beta) or (m == MOVE_TAKE and (s.taken >> (1 - p)) & 1):
+                break
+            lo = value
+            hi = beta
         if value > best:
             best = value
             best_move = m
