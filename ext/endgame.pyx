@@ -21,7 +21,7 @@ decides the game from a node, so the table stays valid across solves and across 
 worlds of a one-player-view solve.
 """
 
-from libc.stdint cimport uint8_t, int16_t, uint32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, int16_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from rng cimport splitmix64
@@ -99,12 +99,18 @@ cdef uint64_t Z_SIDE            # Z_TO_MOVE[0] ^ Z_TO_MOVE[1]: a move passes the
 # The points a collected card of each kind adds to its owner's total outside the
 # majorities and sets: alliances count for, betrayals against.
 cdef int FLAT[NKINDS]
+# settled_value's tables: MAJORITY[k][a | b << 4] is what kind k's majority adds to the
+# margin of the player holding a cards of it against one holding b (k + 5, -(k + 5) or
+# 0), and SETS[x] five points for each complete set in the support counts x (kinds 0..3
+# packed 4 bits a kind, as in Node.coll)
+cdef int8_t MAJORITY[4][256]
+cdef int8_t SETS[65536]
 
 
 cdef void _init_keys():
     global Z_SIDE
     cdef uint64_t x = 0x5EED_D15C_0000_0001
-    cdef int p, k, c, d
+    cdef int p, k, c, d, a, b, y, low
     for p in range(2):
         for k in range(NKINDS):
             for c in range(8):
@@ -121,6 +127,15 @@ cdef void _init_keys():
     Z_SIDE = Z_TO_MOVE[0] ^ Z_TO_MOVE[1]
     for k in range(NKINDS):
         FLAT[k] = kind_value(k) if 4 <= k < KIND_C else 0
+    for k in range(4):
+        for a in range(16):
+            for b in range(16):
+                MAJORITY[k][a | (b << 4)] = (k + 5) * ((a > b) - (b > a))
+    for y in range(65536):
+        low = 15
+        for k in range(4):
+            low = min(low, (y >> (4 * k)) & 15)
+        SETS[y] = 5 * low
 
 
 _init_keys()
@@ -212,17 +227,15 @@ cdef void node_from_state(const State *st, Node *s) noexcept nogil:
 cdef inline int settled_value(uint64_t mine, uint64_t theirs, int flat_mine, int flat_theirs) noexcept nogil:
     """Value for p, who has just taken, of the settled position where p's collection is
     `mine` and the other's `theirs` (packed), with these alliance-minus-betrayal points:
-    final_value of the same position (both have taken, or p holds the three cities)."""
-    cdef int k, a, b, margin
-    cdef int sets_p = 15, sets_q = 15
-    margin = flat_mine - flat_theirs
-    for k in range(4):
-        a = nib(mine, k)
-        b = nib(theirs, k)
-        margin += ((a > b) - (b > a)) * (k + 5)
-        sets_p = a if a < sets_p else sets_p
-        sets_q = b if b < sets_q else sets_q
-    margin += 5 * (sets_p - sets_q)
+    final_value of the same position (both have taken, or p holds the three cities).
+
+    The supports' part of the margin comes from tables (MAJORITY, SETS)."""
+    cdef int k, a, b
+    cdef int margin = flat_mine - flat_theirs + SETS[mine & 0xFFFF] - SETS[theirs & 0xFFFF]
+    margin += MAJORITY[0][(mine & 15) | ((theirs & 15) << 4)]
+    margin += MAJORITY[1][((mine >> 4) & 15) | (((theirs >> 4) & 15) << 4)]
+    margin += MAJORITY[2][((mine >> 8) & 15) | (((theirs >> 8) & 15) << 4)]
+    margin += MAJORITY[3][((mine >> 12) & 15) | (((theirs >> 12) & 15) << 4)]
     if nib(mine, KIND_C) == 3:
         return 2 * RANK + margin
     if margin > 0:
