@@ -472,6 +472,25 @@ cdef class CoreState:
         c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
         return c
 
+    def view_flags(self, int player, bint own_hidden):
+        """(`view(player)`, flags), in one call: bit q of flags is set when hand q of the view is hidden
+        and holds cards (the other hand always is hidden; `player`'s own when own_hidden)."""
+        cdef CoreState c = CoreState.__new__(CoreState)
+        cdef int other = 1 - player
+        cdef int flags
+        if player != 0 and player != 1:
+            raise ValueError(f"player must be 0 or 1, not {player}")
+        c.s = self.s
+        memset(c.s.hand[other], 0, NKINDS)
+        c.s.hand_mask[other] = 0
+        memset(c.s.deck, 0, DECK_MAX)
+        memset(c.s.removed, 0, REMOVED)
+        c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
+        flags = (hand_size(&c.s, other) > 0) << other
+        if own_hidden and hand_size(&c.s, player) > 0:
+            flags |= 1 << player
+        return c, flags
+
     def outcome(self):
         """(winner, how, score_a, score_b) as if the game ended now.
 
@@ -487,6 +506,21 @@ cdef class CoreState:
             (scores[0].majorities, scores[0].sets, scores[0].alliances, scores[0].betrayals, scores[0].total),
             (scores[1].majorities, scores[1].sets, scores[1].alliances, scores[1].betrayals, scores[1].total),
         )
+
+    def outcome_key(self):
+        """One whole number that determines `outcome()` and whether the game is over (the
+        score parts of both players, the winner, how, and the status), so that a caller can
+        keep the objects it builds from an outcome by this key: cheaper than the tuples."""
+        cdef Score scores[2]
+        cdef int how = 0
+        cdef int winner = game_outcome(&self.s, scores, &how)
+        cdef uint64_t key = (<uint64_t>winner) | (<uint64_t>how << 2) | (<uint64_t>(self.s.status != ONGOING) << 4)
+        cdef int p
+        for p in range(2):
+            # each part is at most 5 x 8 (26 majorities, 25 sets, 18 alliances, 17 betrayals)
+            key |= (<uint64_t>(scores[p].majorities | (scores[p].sets << 6) | (scores[p].alliances << 12)
+                               | (scores[p].betrayals << 18))) << (5 + 24 * p)
+        return key
 
     def unseen_counts(self, int observer):
         """Counts per kind of the cards `observer` cannot see: the other hand, the deck, the removed.
