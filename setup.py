@@ -39,7 +39,9 @@ extensions = [
 
 setup(
     options={"build": {"build_base": "build/checked"}} if CHECKED else {},
-    packages=["solver", "solver.bench", "solver.refmodel"],
+    packages=["solver", "solver.bench", "solver.refmodel", "solver.web"],
+    # The web board's page (HTML, CSS, JavaScript: no build step) ships inside the package.
+    package_data={"solver.web": ["static/*.html", "static/*.css", "static/*.js", "static/*.png"]},
     # The benchmarks and the pure-Python reference model live at the top of the
     # repository (bench/, tests/refmodel/) but ship inside the package so that
     # `dnoir bench` can measure the core against the model on any installation.

@@ -212,7 +212,9 @@ def engine(threads, config, exact_from_ms):
 
 
 # The commands of the leaf modules, added to the root (the leaves never import this module).
-for _command in (analyse, bench, exploit, match, play, replay, review, tournament):
+from .web.serve import serve  # noqa: E402 - the web stack itself is imported only when serve runs
+
+for _command in (analyse, bench, exploit, match, play, replay, review, serve, tournament):
     cli.add_command(_command)
 
 
