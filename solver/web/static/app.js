@@ -247,6 +247,7 @@ class AdvicePanel {
     box.appendChild(head);
     if (this.error) box.appendChild(el("div", "err", this.error));
     if (!a) return;
+    box.dataset.iterations = a.iterations;
     const eq = a.method === "equilibrium";
     const t = el("table");
     const hr = el("tr");
