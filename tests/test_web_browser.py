@@ -35,6 +35,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from test_web_server import start_server  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a browser and a server: run once in CI, not in its fast second pass
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 CHROMEDRIVER = shutil.which("chromedriver") or (
     "/usr/lib/chromium/chromedriver" if os.path.exists("/usr/lib/chromium/chromedriver") else None)
@@ -89,9 +91,15 @@ def driver():
     d.quit()
 
 
+def viewport(d, width, height, mobile=False):
+    """The page's viewport exactly width x height CSS pixels (a window's frame aside)."""
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+
+
 @pytest.fixture
 def desktop(driver):
-    driver.set_window_size(1280, 800)
+    viewport(driver, 1280, 800)
     return driver
 
 
@@ -203,6 +211,7 @@ def test_bad_input_is_shown_next_to_its_field(desktop, url, shots):
     box.clear()
     box.send_keys("5+2 678+3C?/????? ./. 1 a -", Keys.ENTER)
     wait(d, lambda d: "mixes known cards" in text(d, "err-hand-a"))  # next to hand a in the set-up
+    d.execute_script("document.getElementById('err-hand-a').scrollIntoView({block: 'center'})")
     shot(d, shots, "bad-input-1280")
     # following a table: a bad card in the hand is shown next to the hand
     click(d, '#tabs button[data-tab="track"]')
@@ -323,7 +332,7 @@ def test_the_live_match_view(desktop, url):
 
 def test_phone_width(driver, url, shots):
     d = driver
-    d.set_window_size(390, 844)
+    viewport(d, 390, 844, mobile=True)
     try:
         d.get(url + "?dnp=" + "68%2B28+%3F%3F%3F%2F88%2B3+57%2B2-1-3CC%2F778%2B2-1+2+b+a")
         wait(d, lambda d: len(css(d, "#a-advice tr[data-move]")) == 3 and iterations(d) > 0)
@@ -337,4 +346,4 @@ def test_phone_width(driver, url, shots):
         wait(d, lambda d: d.find_element(By.ID, "p-status").get_attribute("data-state") == "your-move")
         shot(d, shots, "play-390", full=True)
     finally:
-        d.set_window_size(1280, 800)
+        viewport(d, 1280, 800)

@@ -251,7 +251,7 @@ class AdvicePanel {
     const eq = a.method === "equilibrium";
     const t = el("table");
     const hr = el("tr");
-    for (const [h, c] of [["move", ""], ["expected score \u00b1 95%", "bar"], ["", ""], ["win", "w"], ["draw", "w"], ["loss", "w"], ["margin", ""], [eq ? "freq." : "visits", ""]]) hr.appendChild(el("th", c, h));
+    for (const [h, c] of [["move", ""], ["expected score \u00b1 95%", "bar"], ["", ""], ["win \u00b7 draw \u00b7 loss", "w"], ["margin", ""], [eq ? "freq." : "visits", ""]]) hr.appendChild(el("th", c, h));
     t.appendChild(hr);
     for (const m of a.moves) {
       const tr = el("tr", m.move === a.best ? "best" : "");
@@ -269,8 +269,8 @@ class AdvicePanel {
       track.appendChild(el("div", "half"));
       bar.appendChild(track); tr.appendChild(bar);
       tr.appendChild(el("td", "", fmt(m.expected) + (m.se > 0 ? " \u00b1" + fmt(1.96 * m.se) : "")));
-      const wdl = eq ? [null, null, null] : [m.win, m.draw, m.loss];
-      for (const v of wdl) tr.appendChild(el("td", "w", pct(v)));
+      const p0 = (v) => (100 * v).toFixed(0) + "%";
+      tr.appendChild(el("td", "w", eq ? "\u2014" : `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}`));
       tr.appendChild(el("td", "", signed(m.margin)));
       tr.appendChild(el("td", "", eq ? fmt(m.share, 2) : m.visits === null ? "\u2014" : `${compact(m.visits)} \u00b7 ${(100 * m.share).toFixed(0)}%`));
       t.appendChild(tr);
@@ -315,7 +315,9 @@ async function loadDnp(dnp, fromSetup) {
     showAnalysis(pos);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    $("err-dnp").textContent = e.message;
+    $("err-dnp").textContent = e.message + (A.pos ? " (the board still shows the last valid position)" : "");
+    A.advice.stop();
+    $("a-board").classList.add("stale");
     if (!fromSetup) fillSetup(dnp);
     showFieldError(e.data);
     $("setup").open = true;
@@ -324,6 +326,7 @@ async function loadDnp(dnp, fromSetup) {
 
 function showAnalysis(pos) {
   A.pos = pos;
+  $("a-board").classList.remove("stale");
   $("dnp-input").value = pos.dnp;
   setUrl({ tab: "analyse", dnp: pos.dnp });
   renderBoard($("a-board"), pos, { onMove: playAnalysis });
@@ -431,9 +434,9 @@ async function newGame() {
 
 function showGame() {
   const g = P.game;
-  const names = { [g.seat]: "you (" + g.seat + ")", [g.seat === "a" ? "b" : "a"]: g.engine };
+  const names = { [g.seat]: "you (" + g.seat + ")", [g.seat === "a" ? "b" : "a"]: "engine (" + (g.seat === "a" ? "b" : "a") + ")" };
   renderBoard($("p-board"), g.view, { bottom: g.seat, names, onMove: g.my_turn && !P.busy ? playMove : null });
-  $("p-status").textContent = g.over ? "Game over." : P.busy ? `${g.engine} is thinking\u2026` : g.my_turn ? "Your move: click a card, or take." : "";
+  $("p-status").textContent = (g.over ? "Game over." : P.busy ? "The engine is thinking\u2026" : g.my_turn ? "Your move: click a card, or take." : "") + ` (engine: ${g.engine}, seed ${g.seed})`;
   $("p-status").dataset.state = g.over ? "over" : P.busy ? "thinking" : g.my_turn ? "your-move" : "";
   $("p-hint").disabled = !g.my_turn || P.busy;
   $("p-undo").disabled = P.busy || !g.history.some((h) => h.player === g.seat);
@@ -657,13 +660,14 @@ function drawGraph() {
     const x = (ply) => ((ply - 0.5) / n) * W, y = (v) => H - v * H;
     const line = pts.map(([d, v]) => `${x(d.ply).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
     inner += `<polygon points="${x(pts[0][0].ply).toFixed(1)},${H} ${line} ${x(pts[pts.length - 1][0].ply).toFixed(1)},${H}" fill="#ffffff" opacity="0.9"/>`;
+    const sel = R.replay.moves.find((m) => m.index === R.sel);
+    if (sel && sel.ply) inner += `<line x1="${x(sel.ply).toFixed(1)}" y1="0" x2="${x(sel.ply).toFixed(1)}" y2="${H}" stroke="#c77700" stroke-width="2"/>`;
     inner += `<polyline points="${line}" fill="none" stroke="#221d2b" stroke-width="1.5"/>`;
     for (const [d, v] of pts) {
       const c = d.mark === "??" ? "#b3261e" : d.mark === "?" ? "#c77700" : "#5b4c8a";
       inner += `<circle cx="${x(d.ply).toFixed(1)}" cy="${y(v).toFixed(1)}" r="${d.mark ? 5 : 2.5}" fill="${c}" data-ply="${d.ply}"/>`;
     }
   }
-  inner += `<text x="4" y="12" font-size="11" fill="#666">a's expected score (1 = a wins)</text>`;
   svg.innerHTML = inner;
 }
 
