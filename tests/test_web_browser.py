@@ -198,6 +198,12 @@ def test_a_move_is_a_click_and_back_returns(desktop, url):
     wait(d, lambda d: "hidden" in text(d, "a-advice"))  # b's hand is hidden: no advice for b
     click(d, "#a-back")
     wait(d, lambda d: d.find_element(By.ID, "dnp-input").get_attribute("value") == "5+2 678+3C/????? ./. 1 a -")
+    # round 4: the answer is exact, and says which method gave it
+    box = d.find_element(By.ID, "dnp-input")
+    box.clear()
+    box.send_keys("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a", Keys.ENTER)
+    wait(d, lambda d: advice_state(d) == "done" and "exact: equilibrium" in text(d, "a-advice"))
+    assert len(css(d, "#a-advice tr[data-move]")) == 3 and "freq." in text(d, "a-advice")
 
 
 def test_bad_input_is_shown_next_to_its_field(desktop, url, shots):

@@ -211,6 +211,28 @@ def test_a_whole_game_against_the_engine_with_undo_then_its_review(client):
     assert got[-1]["done"] and got[-1]["summary"]["b"]["decisions"] == len(decisions)
 
 
+def test_an_external_engine_plays_only_with_allow_engines(tmp_path):
+    from pathlib import Path
+
+    scripted = Path(__file__).parent / "engines" / "scripted.py"
+    spec = f"cmd:{sys.executable} {scripted} {tmp_path}"
+    with TestClient(create_app(Settings(allow_engines=True))) as c:
+        game = c.post("/api/game", json={"seat": "b", "engine": spec, "seed": 2}).json()
+        if game["my_turn"]:
+            game = c.post(f"/api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+        assert game["engine_to_move"]
+        game = c.post(f"/api/game/{game['id']}/engine").json()
+        assert game["my_turn"] and any(h["player"] == "a" for h in game["history"])
+
+
+def test_a_move_while_the_engine_thinks_is_refused_not_waited_for(client):
+    game = client.post("/api/game", json={"seat": "a", "engine": "random", "seed": 1}).json()
+    session = client.app.state.games.get(game["id"])
+    with session.lock:  # the engine's thread holds the game
+        r = client.post(f"/api/game/{game['id']}/move", json={"move": "T"})
+    assert r.status_code == 409 and "thinking" in r.json()["error"]
+
+
 def test_an_illegal_move_is_refused_with_the_legal_ones(client):
     game = client.post("/api/game", json={"seat": "a", "engine": "random", "seed": 3}).json()
     if game["engine_to_move"]:

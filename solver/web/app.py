@@ -18,6 +18,7 @@ import queue
 import secrets
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from importlib import resources
 
 import anyio
@@ -149,6 +150,17 @@ class GameSession:
         if pos.is_over:
             out["final"] = position_json(pos)  # the game is over: every card may be shown
         return out
+
+
+@contextmanager
+def held(session: GameSession):
+    """The game's lock, without waiting (the event loop never blocks on an engine's move)."""
+    if not session.lock.acquire(blocking=False):
+        raise HTTPException(409, "the engine is thinking; try again when it has moved")
+    try:
+        yield
+    finally:
+        session.lock.release()
 
 
 class Games:
@@ -317,7 +329,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         move = data.get("move")
         if not isinstance(move, str) or len(move) > 3:
             raise HTTPException(400, "move: give a move token such as 8, +3, -1, C or T")
-        with session.lock:
+        with held(session):
             game = session.game
             if not game.my_turn:
                 raise HTTPException(409, "it is not your move" if not game.position.is_over else "the game is over")
@@ -349,7 +361,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def game_undo(request: Request) -> Response:
         session = games.get(request.path_params["id"])
-        with session.lock:
+        with held(session):
             if not session.game.undo():
                 raise HTTPException(409, "nothing to undo")
         return JSONResponse(session.to_json())
