@@ -326,6 +326,24 @@ def test_follow_a_real_table(desktop, url):
     assert [e.text for e in css(d, "#t-moves .mv")] == ["1. 7", "2. 8"]
     click(d, "#t-undo")
     wait(d, lambda d: [e.text for e in css(d, "#t-moves .mv")] == ["1. 7"])
+    # the rest of round 1, then the new hand at the start of round 2
+    for seat, move in zip("abababababa", "8 6 T 6 5 7 +2 T 6 8 7".split()):
+        selector = (f"#t-board [data-seat={seat}] button.take" if move == "T" else
+                    f'#t-board [data-seat={seat}] .card.legal[data-card="{move}"]')
+        before = len(css(d, "#t-moves .mv"))
+        click(d, selector)
+        wait(d, lambda d: len(css(d, "#t-moves .mv")) > before)
+    wait(d, lambda d: css(d, "#t-newhand"))
+    d.find_element(By.ID, "t-newhand").send_keys("CCCC")
+    click(d, "#t-newhand-go")
+    wait(d, lambda d: "4 cards given, the hand holds 5" in text(d, "err-t-newhand"))  # next to the field
+    field = d.find_element(By.ID, "t-newhand")
+    field.clear()
+    field.send_keys("568+2C")
+    click(d, "#t-newhand-go")
+    wait(d, lambda d: "a's move" in text(d, "t-status"))
+    assert [c.get_attribute("data-card") for c in css(d, "#t-board [data-zone=hand-b] .card")] == \
+        ["5", "6", "8", "+2", "C"]
 
 
 def test_the_live_match_view(desktop, url):

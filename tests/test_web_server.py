@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import warnings
 
 import pytest
 
@@ -20,7 +21,9 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
 
 from solver.web.app import Settings, create_app  # noqa: E402
 
