@@ -308,6 +308,17 @@ def test_load_and_review_a_record_file(desktop, url, shots, match_file):
     wait(d, lambda d: "before move 10" in text(d, "r-board"))
     wait(d, lambda d: css(d, "#r-advice tr[data-move]"))
     shot(d, shots, "review-1280", full=True)
+    # what `dnoir review --json` printed is shown as it is, nothing searched again
+    graded = match_file.parent / "review.jsonl"
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "review", str(match_file), "--game", "0", "--json",
+                          "--iterations", "200"], check=True, capture_output=True, text=True)
+    graded.write_text(run.stdout)
+    count = len(run.stdout.splitlines())
+    d.find_element(By.ID, "r-file").send_keys(str(graded))
+    wait(d, lambda d: "reviewed decisions" in text(d, "r-game"))
+    click(d, "#r-go")
+    wait(d, lambda d: "Reviewed decisions (from the file)" in text(d, "r-summary"))
+    assert len(css(d, "#r-moves .mv")) == count and len(css(d, "#r-graph circle")) == count
 
 
 def test_follow_a_real_table(desktop, url):

@@ -565,14 +565,37 @@ function readRecords(text) {
     out.push(rec);
   });
   if (!out.length) throw new Error("no game record in this file");
+  // `dnoir review --json` output: one decision a line, already graded; kept as one item a game
+  if (out.every((r) => "ply" in r && "played" in r && "mark" in r)) {
+    const games = new Map();
+    for (const d of out) { const k = d.game ?? 0; if (!games.has(k)) games.set(k, []); games.get(k).push(d); }
+    return [...games.entries()].map(([k, ds]) => ({ reviewed: ds, game: k }));
+  }
   return out;
+}
+
+// a file of graded decisions: shown as it is, nothing searched again
+function showReviewed(item) {
+  R.decisions = {};
+  const moves = item.reviewed.map((d, k) => ({ index: k + 1, ply: d.ply, move: d.played, player: d.player, round: d.round, before: d.dnp }));
+  for (const d of item.reviewed) R.decisions[d.ply] = d;
+  R.replay = { moves, seats: [...new Set(item.reviewed.map((d) => d.player))].sort() };
+  renderReviewMoves();
+  drawGraph();
+  const parts = R.replay.seats.map((p) => {
+    const mine = item.reviewed.filter((d) => d.player === p);
+    const lost = mine.reduce((a, d) => a + Math.max(d.loss || 0, 0), 0);
+    return `${p}: ${mine.length} decisions, ${mine.filter((d) => d.mark === "?").length} ?, ${mine.filter((d) => d.mark === "??").length} ??, expected score lost ${lost.toFixed(3)}`;
+  });
+  $("r-summary").textContent = "Reviewed decisions (from the file). " + parts.join(" \u00b7 ");
+  $("r-summary").dataset.state = "done";
 }
 
 function listRecords(records) {
   R.records = records;
   const sel = $("r-game"); sel.innerHTML = "";
   records.forEach((r, k) => {
-    const who = r.players ? `${r.players.a} vs ${r.players.b}` : r.seat ? `from seat ${r.seat}` : "";
+    const who = r.reviewed ? `${r.reviewed.length} reviewed decisions` : r.players ? `${r.players.a} vs ${r.players.b}` : r.seat ? `from seat ${r.seat}` : "";
     const o = el("option", "", `game ${k + 1}${who ? ": " + who : ""}`); o.value = k; sel.appendChild(o);
   });
 }
@@ -591,6 +614,7 @@ async function startReview() {
   const rec = R.records[Number($("r-game").value || 0)];
   if (!rec) { $("err-r-file").textContent = "choose a file of game records first"; return; }
   R.replay = null; R.decisions = {}; R.sel = null;
+  if (rec.reviewed) { showReviewed(rec); return; }
   $("r-moves").innerHTML = ""; $("r-summary").textContent = "reviewing\u2026"; $("r-summary").dataset.state = "running";
   drawGraph();
   const ctrl = new AbortController(); R.ctrl = ctrl;
