@@ -114,6 +114,31 @@ def test_bad_requests_get_a_4xx_with_one_line_never_a_traceback(client, path, bo
     assert "Traceback" not in r.text
 
 
+def test_random_garbage_never_gets_a_500(client):
+    import random
+
+    rng = random.Random(22)  # fixed: the same requests every run
+    alphabet = "5678+-23C?T./ abhn:\\\"{}[]0\x00\u00e9\U0001F600"
+    junk = lambda: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))  # noqa: E731
+    values = [None, True, -1, 1e308, [], {}, "", "x" * 300]
+    for _ in range(500):
+        pick = lambda: junk() if rng.random() < 0.6 else rng.choice(values)  # noqa: E731
+        requests = [
+            lambda: client.get("/api/position", params={"dnp": junk(), "moves": junk()}),
+            lambda: client.get("/api/advise", params={"dnp": junk(), "iterations": junk(), "seed": junk()}),
+            lambda: client.post("/api/advise", json={"dnp": pick(), "seconds": pick(), "id": pick(), "moves": pick()}),
+            lambda: client.post("/api/game", json={"seat": pick(), "engine": pick(), "seed": pick()}),
+            lambda: client.post("/api/review", json={"record": {"deal": pick(), "moves": pick(), "seat": pick()}}),
+            lambda: client.post("/api/track", json={"seat": pick(), "first": pick(), "line": pick(), "hand": pick()}),
+            lambda: client.post("/api/advise", content=junk().encode("utf-8", "surrogatepass"),
+                                headers={"Content-Type": "application/json"}),
+        ]
+        r = rng.choice(requests)()
+        assert r.status_code < 500, r.text
+        if r.status_code >= 400:
+            assert r.json()["error"] and "Traceback" not in r.text
+
+
 def test_unknown_routes_and_methods_are_json_4xx(client):
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/api/nothing").json()["error"]

@@ -46,6 +46,7 @@ MAX_ENGINE_SECONDS = 10.0
 MAX_ENGINE_ITERATIONS = 2_000_000
 MAX_ENGINE_WORLDS = 2000
 DEFAULT_ENGINE = "ismcts:time=1"
+SEATS = ("a", "b")  # PLAYERS is the string "ab", in which "" and "ab" would be found too
 STATIC = resources.files("solver.web") / "static"
 
 
@@ -217,9 +218,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
         data = await read_json(request)
         seat, first = data.get("seat"), data.get("first")
-        if seat not in PLAYERS:
+        if seat not in SEATS:
             raise HTTPException(400, "seat: answer a or b")
-        if first not in PLAYERS:
+        if first not in SEATS:
             raise HTTPException(400, "first: answer a or b")
         line, hand = data.get("line") or ".", data.get("hand") or "."
         if not isinstance(line, str) or not isinstance(hand, str) or len(line) > 40 or len(hand) > 40:
@@ -302,7 +303,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
         data = await read_json(request)
         seat = data.get("seat", "a")
-        if seat not in PLAYERS:
+        if seat not in SEATS:
             raise HTTPException(400, "seat: answer a or b")
         spec = check_engine(data.get("engine", DEFAULT_ENGINE), settings.allow_engines)
         seed = _number(data, "seed", int, 0, MAX_SEED, default=None)
@@ -383,7 +384,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         seconds = _number(data, "seconds", float, 0.01, MAX_REVIEW_SECONDS, default=None)
         iterations = _number(data, "iterations", int, 1, MAX_REVIEW_ITERATIONS, default=None)
         seat = data.get("seat")
-        if seat is not None and seat not in PLAYERS:
+        if seat is not None and seat not in SEATS:
             raise HTTPException(400, "seat: answer a or b, or leave it out")
         limit = Limit(seconds=seconds, iterations=iterations) if seconds or iterations else Limit(seconds=REVIEW_SECONDS)
         replay = replay_of(record)  # RecordError before anything is searched
