@@ -393,6 +393,36 @@ def test_serve_binds_to_localhost_says_where_and_stops_on_ctrl_c():
     assert "Traceback" not in proc.stderr.read()
 
 
+def test_ctrl_c_stops_an_engine_move_and_a_review_too():
+    import threading
+
+    import httpx
+
+    proc, url = start_server("--max-searches", "4")
+    try:
+        game = httpx.post(url + "api/game", json={"seat": "b", "engine": "ismcts:time=10", "seed": 1}).json()
+        if game["my_turn"]:
+            game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+        answers = []
+        record = {"deal": "75 688+2-1/55888 ./. 1 a - +27-1778+2+37+286-276+4C65-36+3C-17-3-256C 8-2-2",
+                  "moves": "-1 T 8 5 +2 5 6 8 8 8 T 8"}
+        calls = [lambda: httpx.post(url + f"api/game/{game['id']}/engine", timeout=120),
+                 lambda: httpx.post(url + "api/review", json={"record": record, "seconds": 5}, timeout=120)]
+        threads = [threading.Thread(target=lambda c=c: answers.append(c())) for c in calls]
+        for t in threads:
+            t.start()
+        assert wait_for(lambda: status(url)["searches"] == 2)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)  # a 10 s engine move and a 5 s a decision review do not hold it up
+        for t in threads:
+            t.join(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "Traceback" not in proc.stderr.read()
+
+
 def test_a_search_is_cancelled_when_its_client_goes_away():
     proc, url = start_server("--max-searches", "1")
     try:

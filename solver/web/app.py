@@ -198,6 +198,31 @@ def create_app(settings: Settings | None = None) -> Starlette:
     games = Games()
     shutdown = threading.Event()
 
+    async def in_daemon_thread(fn):
+        """`fn()` in a thread of its own holding a search slot (429 when none is free). The
+        request waits for it, but a server that stops does not: the answer is then 503 and the
+        thread, a daemon, ends with the process (a bot's move cannot be interrupted)."""
+        capacity.acquire()
+        done, box = threading.Event(), {}
+
+        def target():
+            try:
+                box["value"] = fn()
+            except BaseException as e:  # noqa: BLE001 - handed to the request below
+                box["error"] = e
+            finally:
+                capacity.release()
+                done.set()
+
+        threading.Thread(target=target, name="dnoir-web-search", daemon=True).start()
+        while not done.is_set():
+            if shutdown.is_set():
+                raise HTTPException(503, "the server is stopping")
+            await anyio.sleep(0.05)
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
     async def index(request: Request) -> Response:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
@@ -353,11 +378,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     pos = game.position
                     game.push(str(session.bot.choose(pos.view(PLAYERS[pos.to_move]))))
 
-        with capacity.slot():
-            try:
-                await anyio.to_thread.run_sync(run)
-            except EngineFault as e:
-                return error(502, f"the engine failed ({e}); the game stops here")
+        try:
+            await in_daemon_thread(run)
+        except EngineFault as e:
+            return error(502, f"the engine failed ({e}); the game stops here")
         return JSONResponse(session.to_json())
 
     async def game_undo(request: Request) -> Response:
@@ -407,7 +431,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         async def lines():
             try:
                 yield (json.dumps(dict(replay=replay)) + "\n").encode()
-                while True:
+                while not shutdown.is_set():
                     item = await anyio.to_thread.run_sync(_get, items)
                     if item is None:
                         break
@@ -492,9 +516,9 @@ class Stream(StreamingResponse):
 
 
 def _get(items: queue.Queue):
-    """The next item of a queue, or _EMPTY after half a second (so a cancelled stream notices)."""
+    """The next item of a queue, or _EMPTY after 0.2 s (so a cancelled stream notices)."""
     try:
-        return items.get(timeout=0.5)
+        return items.get(timeout=0.2)
     except queue.Empty:
         return _EMPTY
 
