@@ -235,15 +235,19 @@ class AdvicePanel {
       head.appendChild(el("span", "method", m));
       if (a.close_call && a.close_call.length) head.appendChild(el("span", "close", "close call: " + a.close_call.join(", ")));
     }
-    const buttons = el("span", "buttons");
-    const stop = el("button", "", "Stop"); stop.dataset.role = "stop";
-    stop.disabled = this.state !== "running";
-    stop.addEventListener("click", () => this.stop());
-    const go = el("button", "", "Go on"); go.dataset.role = "go-on";
-    go.disabled = this.state === "running" || !this.dnp || (a && a.exact);
-    go.addEventListener("click", () => this.start(this.dnp, true));
-    buttons.append(stop, go);
-    head.appendChild(buttons);
+    // the buttons are made once and only enabled or not: a click never lands on a button
+    // that a progress update has just replaced
+    if (!this.buttons) {
+      this.buttons = el("span", "buttons");
+      this.stopButton = el("button", "", "Stop"); this.stopButton.dataset.role = "stop";
+      this.stopButton.addEventListener("click", () => this.stop());
+      this.goButton = el("button", "", "Go on"); this.goButton.dataset.role = "go-on";
+      this.goButton.addEventListener("click", () => { if (this.state !== "running") this.start(this.dnp, true); });
+      this.buttons.append(this.stopButton, this.goButton);
+    }
+    this.stopButton.disabled = this.state !== "running";
+    this.goButton.disabled = this.state === "running" || !this.dnp || Boolean(a && a.exact);
+    head.appendChild(this.buttons);
     box.appendChild(head);
     if (this.error) box.appendChild(el("div", "err", this.error));
     if (!a) return;
