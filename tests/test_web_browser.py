@@ -12,7 +12,6 @@ Without chromium and chromedriver the tests skip, unless DNOIR_BROWSER_TESTS=req
 Waits poll with generous bounds: nothing here depends on a tight wall-clock margin.
 """
 
-import json
 import os
 import shutil
 import signal
@@ -27,7 +26,7 @@ pytest.importorskip("uvicorn")
 selenium = pytest.importorskip("selenium")
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402

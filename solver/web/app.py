@@ -252,7 +252,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             raise HTTPException(400, "line and hand are card tokens such as 5+2 and 678+3C")
         try:
             start = start_view(PLAYERS.index(seat), PLAYERS.index(first), line.strip() or ".", hand.strip() or ".")
-        except PositionError as e:
+        except PositionError:  # names its field already
             raise
         except DnoirError as e:  # a card token that is not one: say which field
             return JSONResponse(mistake(e, field="hand" if _bad_cards(line) is None else "line"), status_code=400)
