@@ -181,7 +181,7 @@ def test_the_engine_answers_a_bug_as_an_internal_error_and_goes_on(monkeypatch):
 
 LEAVES = ["solver.cli_bench", "solver.cli_equilibrium", "solver.cli_games", "solver.cli_play"]
 COMMANDS = {"advise", "analyse", "bench", "deal", "engine", "exploit", "match", "perft", "play", "replay",
-            "review", "score", "show", "solve", "tournament"}
+            "review", "score", "serve", "show", "solve", "tournament"}
 
 
 def test_the_command_leaves_do_not_import_the_root(tmp_path):

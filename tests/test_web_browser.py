@@ -60,7 +60,7 @@ def shots(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def match_file(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("match") / "games.jsonl"
-    subprocess.run([sys.executable, "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2", "--workers", "1",
+    subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2", "--workers", "1",
                     "--seed", "3", "--out", str(out)], check=True, capture_output=True)
     return out
 
@@ -309,7 +309,7 @@ def test_load_and_review_a_record_file(desktop, url, shots, match_file):
     shot(d, shots, "review-1280", full=True)
     # what `dnoir review --json` printed is shown as it is, nothing searched again
     graded = match_file.parent / "review.jsonl"
-    run = subprocess.run([sys.executable, "-m", "solver.cli", "review", str(match_file), "--game", "0", "--json",
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "review", str(match_file), "--game", "0", "--json",
                           "--iterations", "200"], check=True, capture_output=True, text=True)
     graded.write_text(run.stdout)
     count = len(run.stdout.splitlines())

@@ -79,7 +79,7 @@ def test_an_impossible_position_is_a_400_naming_the_field_as_the_cli_does(client
     assert data["field"] == field and words in data["error"]
     assert "\n" not in data["error"] and "Traceback" not in r.text
     if dnp and len(dnp) < 100:  # the same line as the CLI's (after its "dnoir: error: ")
-        cli = subprocess.run([sys.executable, "-m", "solver.cli", "show", dnp], capture_output=True, text=True)
+        cli = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "show", dnp], capture_output=True, text=True)
         assert cli.returncode == 2 and cli.stderr.strip() == f"dnoir: error: {data['error']}"
 
 
@@ -161,7 +161,7 @@ def test_advise_get_mirrors_the_cli_json(client):
     r = client.get("/api/advise", params={"dnp": EXAMPLE, "iterations": 3000, "seed": 4})
     assert r.status_code == 200
     web = r.json()
-    cli = subprocess.run([sys.executable, "-m", "solver.cli", "advise", EXAMPLE, "--iterations", "3000", "--seed", "4",
+    cli = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", EXAMPLE, "--iterations", "3000", "--seed", "4",
                           "--threads", "1", "--json"], capture_output=True, text=True, check=True)
     expected = json.loads(cli.stdout)
     assert set(web) == set(expected)
@@ -291,7 +291,7 @@ def test_track_start_and_events(client):
 
 def test_the_match_view_reads_the_files_given_at_start_up(tmp_path):
     out = tmp_path / "games.jsonl"
-    subprocess.run([sys.executable, "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2", "--workers", "1",
+    subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2", "--workers", "1",
                     "--out", str(out)], check=True, capture_output=True)
     with out.open("a") as f:
         f.write('{"deal": "torn')  # a line still being written
@@ -299,7 +299,7 @@ def test_the_match_view_reads_the_files_given_at_start_up(tmp_path):
         data = c.get("/api/match").json()["files"][0]
     assert data["name"] == "games.jsonl" and data["games"] == 4 and data["bad_lines"] == 1
     pairing = data["pairings"][0]
-    cli = json.loads(subprocess.run([sys.executable, "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2",
+    cli = json.loads(subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2",
                                      "--workers", "1", "--json"], check=True, capture_output=True, text=True).stdout)
     assert pairing["pentanomial"] == cli["pentanomial"] and pairing["score"] == cli["score"]
     assert pairing["sprt"]["lower"] < 0 < pairing["sprt"]["upper"]
@@ -333,7 +333,7 @@ def test_memory_stays_bounded_over_1000_requests():
 
 def start_server(*args, env=None):
     """`dnoir serve --port 0 ARGS` in a subprocess; (process, url) once it says where it is."""
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "serve", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
     if "http://" not in line:
@@ -443,7 +443,7 @@ def test_serve_refuses_a_port_in_use_in_one_line():
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        run = subprocess.run([sys.executable, "-m", "solver.cli", "serve", "--port", str(port)], capture_output=True,
+        run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "serve", "--port", str(port)], capture_output=True,
                              text=True, timeout=60)
     assert run.returncode == 2 and run.stderr.startswith("dnoir: error: cannot listen on 127.0.0.1:")
     assert len(run.stderr.strip().splitlines()) == 1

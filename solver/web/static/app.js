@@ -116,6 +116,16 @@ function renderBoard(box, pos, opts = {}) {
   line.appendChild(lz);
   box.appendChild(line);
   box.appendChild(seatEl(pos, bottom, opts));
+  if (pos.removed || (pos.deck && pos.deck.length)) {
+    const extra = el("div", "zone");
+    extra.dataset.zone = "removed";
+    if (pos.deck && pos.deck.length) extra.appendChild(el("span", "label", `deck: ${pos.deck.length} cards, known`));
+    if (pos.removed) {
+      extra.appendChild(el("span", "label", "removed:"));
+      for (const t of pos.removed) extra.appendChild(cardEl(t, { mini: true }));
+    }
+    box.appendChild(extra);
+  }
 }
 
 function seatEl(pos, p, opts) {
@@ -453,7 +463,7 @@ function showGame() {
   if (g.over) {
     const end = $("p-end"); end.innerHTML = "";
     renderBreakdown(end, g.final.result);
-    end.appendChild(el("p", "hint", "Every card, now that the game is over:"));
+    end.appendChild(el("p", "hint", "Every card, now that the game is over (with the 3 removed at the deal):"));
     const fb = el("div", "board"); end.appendChild(fb);
     renderBoard(fb, g.final, { bottom: g.seat, names });
     const rv = el("button", "primary", "Review my decisions"); rv.id = "p-review";
@@ -552,7 +562,14 @@ function showTrack(pos) {
   $("t-undo").disabled = !T.events.length;
   const ml = $("t-moves"); ml.innerHTML = "";
   T.events.forEach((ev, k) => ml.appendChild(el("span", "mv", `${k + 1}. ${ev}`)));
-  if (pos.over) renderBreakdown($("t-advice"), pos.result);
+  if (pos.over) {
+    renderBreakdown($("t-advice"), pos.result);
+    const rv = el("button", "primary", "Review my decisions"); rv.id = "t-review";
+    // the record `dnoir play --track` saves, which `dnoir review` reads
+    const record = { kind: "track", seat: T.seat, start: T.start, events: T.events.join(" ") };
+    rv.addEventListener("click", () => openReview([record], 0, T.seat));
+    $("t-advice").appendChild(rv);
+  }
 }
 
 // ---- review -------------------------------------------------------------------------------
