@@ -229,6 +229,7 @@ def test_a_whole_game_against_the_engine_with_undo_then_its_review(client):
             undone = True
         assert "hands" in game["view"]
     assert undone
+    assert len(game["final"]["removed"]) == 3 and game["view"]["removed"] is None  # shown once it is over
     result = game["final"]["result"]
     assert set(result["scores"]) == {"a", "b"} and "total" in result["scores"]["a"]
     assert client.post(f"/api/game/{game['id']}/move", json={"move": "T"}).status_code == 409

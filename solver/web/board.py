@@ -4,6 +4,8 @@ score so far (or the result), and where an impossible position goes wrong.
 >>> data = position_json(Position.parse("5+2 678+3C/????? ./. 1 a -"))
 >>> data["dnp"], data["line"], data["hands"][1], data["legal"]
 ('5+2 678+3C/????? ./. 1 a -', ['5', '+2'], None, ['6', '7', '8', '+3', 'C', 'T'])
+>>> position_json(Position.random_deal(5))["removed"]   # the 3 cards removed at the deal
+['5', '6', '+4']
 >>> error_json(Position.parse, "5+2 678+3C/????? ./. 5 a -")["field"]
 'round'
 """
@@ -55,7 +57,7 @@ def position_json(pos: Position) -> dict:
         hands=[None if h is None else _tokens(h) for h in pos.hands], hand_sizes=list(pos.hand_sizes),
         colls=[_tokens(c) for c in pos.colls],
         deck=None if pos.deck is None else [KINDS[k] for k in pos.deck],
-        removed=None if pos.removed is None else _tokens(pos.removed),
+        removed=None if pos.removed is None else [KINDS[k] for k in sorted(pos.removed)],
         over=pos.is_over, legal=legal, playable=playable, take=[KINDS[k] for k in take],
         observer=None if observer_of(pos) is None else PLAYERS[observer_of(pos)],
         result=result_dict(pos) if pos.is_over else None,

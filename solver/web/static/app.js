@@ -98,7 +98,7 @@ function renderBoard(box, pos, opts = {}) {
   } else {
     text += `${pos.to_move} to move \u00b7 taken this round: ${pos.taken}`;
   }
-  text += ` \u00b7 score so far a ${pos.scores.a}, b ${pos.scores.b}`;
+  text += ` \u00b7 ${pos.over ? "score" : "score so far"} a ${pos.scores.a}, b ${pos.scores.b}`;
   status.textContent = text;
   box.appendChild(status);
   box.appendChild(seatEl(pos, top, opts));
