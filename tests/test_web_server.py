@@ -142,8 +142,28 @@ def test_random_garbage_never_gets_a_500(client):
 def test_unknown_routes_and_methods_are_json_4xx(client):
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/api/nothing").json()["error"]
-    assert client.delete("/api/position").status_code == 405
+    assert client.request("DELETE", "/api/position", json={}).status_code == 405
     assert client.get("/static/../app.py").status_code == 404  # no file outside the page's own
+
+
+def test_only_the_page_itself_may_post():
+    app = create_app(Settings(local_only=True, allow_engines=True))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
+        ok = c.post("/api/game", json={"engine": "random"}, headers={"Origin": "http://127.0.0.1:8000"})
+        assert ok.status_code == 200
+        # a form or a "simple" fetch from another site: no JSON content type, so no preflight
+        r = c.post("/api/game", content=b'{"engine": "cmd:touch /tmp/dnoir-web-csrf"}',
+                   headers={"Content-Type": "text/plain"})
+        assert r.status_code == 415 and "application/json" in r.json()["error"]
+        r = c.post("/api/game", json={"engine": "cmd:touch /tmp/dnoir-web-csrf"}, headers={"Origin": "http://evil.example"})
+        assert r.status_code == 403 and "another site" in r.json()["error"]
+        assert not os.path.exists("/tmp/dnoir-web-csrf")
+    # a DNS name rebound to 127.0.0.1 still says its own name in Host
+    with TestClient(app, base_url="http://evil.example:8000") as c:
+        r = c.get("/api/status")
+        assert r.status_code == 403 and "loopback" in r.json()["error"]
+    with TestClient(app, base_url="http://localhost:8000") as c:
+        assert c.get("/api/status").status_code == 200
 
 
 def test_no_request_names_a_file_or_a_command(client):
@@ -218,13 +238,13 @@ def test_a_whole_game_against_the_engine_with_undo_then_its_review(client):
     undone = False
     while not game["over"]:
         if game["engine_to_move"]:
-            game = client.post(f"/api/game/{game['id']}/engine").json()
+            game = client.post(f"/api/game/{game['id']}/engine", json={}).json()
             continue
         legal = game["view"]["legal"]
         game = client.post(f"/api/game/{game['id']}/move", json={"move": legal[0]}).json()
         if not undone and len(game["history"]) > 4:
             before = len(game["history"])
-            game = client.post(f"/api/game/{game['id']}/undo").json()
+            game = client.post(f"/api/game/{game['id']}/undo", json={}).json()
             assert len(game["history"]) < before
             undone = True
         assert "hands" in game["view"]
@@ -250,7 +270,7 @@ def test_an_external_engine_plays_only_with_allow_engines(tmp_path):
         if game["my_turn"]:
             game = c.post(f"/api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
         assert game["engine_to_move"]
-        game = c.post(f"/api/game/{game['id']}/engine").json()
+        game = c.post(f"/api/game/{game['id']}/engine", json={}).json()
         assert game["my_turn"] and any(h["player"] == "a" for h in game["history"])
 
 
@@ -265,7 +285,7 @@ def test_a_move_while_the_engine_thinks_is_refused_not_waited_for(client):
 def test_an_illegal_move_is_refused_with_the_legal_ones(client):
     game = client.post("/api/game", json={"seat": "a", "engine": "random", "seed": 3}).json()
     if game["engine_to_move"]:
-        game = client.post(f"/api/game/{game['id']}/engine").json()
+        game = client.post(f"/api/game/{game['id']}/engine", json={}).json()
     hand = game["view"]["hands"][0]
     absent = next(k for k in ["5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C"] if k not in hand)
     r = client.post(f"/api/game/{game['id']}/move", json={"move": absent})
@@ -362,8 +382,8 @@ def open_stream(host: str, port: int) -> socket.socket:
     """A raw connection with a two-minute advice stream running on it (its first line read)."""
     sock = socket.create_connection((host, port), timeout=30)
     body = json.dumps({"dnp": EXAMPLE, "seconds": 120}).encode()
-    sock.sendall(b"POST /api/advise HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sock.sendall(b"POST /api/advise HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n%s" % (host.encode(), port, len(body), body))
     got = b""
     while b"iterations" not in got:
         chunk = sock.recv(65536)
@@ -407,7 +427,7 @@ def test_ctrl_c_stops_an_engine_move_and_a_review_too():
         answers = []
         record = {"deal": "75 688+2-1/55888 ./. 1 a - +27-1778+2+37+286-276+4C65-36+3C-17-3-256C 8-2-2",
                   "moves": "-1 T 8 5 +2 5 6 8 8 8 T 8"}
-        calls = [lambda: httpx.post(url + f"api/game/{game['id']}/engine", timeout=120),
+        calls = [lambda: httpx.post(url + f"api/game/{game['id']}/engine", json={}, timeout=120),
                  lambda: httpx.post(url + "api/review", json={"record": record, "seconds": 5}, timeout=120)]
         threads = [threading.Thread(target=lambda c=c: answers.append(c())) for c in calls]
         for t in threads:

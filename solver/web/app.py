@@ -24,6 +24,7 @@ from importlib import resources
 import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -54,8 +55,12 @@ class Settings:
     """What the server was started with; nothing a request can change."""
 
     def __init__(self, allow_engines: bool = False, match_files: tuple[str, ...] = (), sprt: str | None = None,
-                 max_searches: int = 2, analyses: int = DEFAULT_ANALYSES, analysis_nodes: int = ANALYSIS_NODES):
+                 max_searches: int = 2, analyses: int = DEFAULT_ANALYSES, analysis_nodes: int = ANALYSIS_NODES,
+                 local_only: bool = False):
         self.allow_engines = allow_engines
+        # served on a loopback address: only requests naming a loopback host are answered, so
+        # that a web page elsewhere cannot reach the server through a rebound DNS name
+        self.local_only = local_only
         self.match_files = tuple(match_files)
         self.sprt = sprt
         self.max_searches = max_searches
@@ -488,7 +493,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={DnoirError: on_dnoir_error, HTTPException: on_http,
-                                                      Busy: on_busy, Exception: on_internal})
+                                                      Busy: on_busy, Exception: on_internal},
+                    middleware=[Middleware(SameOrigin, local_only=settings.local_only)])
     app.state.settings = settings
     app.state.capacity = capacity
     app.state.analyses = analyses
@@ -498,6 +504,52 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
 
 _EMPTY = object()
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _host_name(host: str) -> str:
+    """The name of a Host header without its port ('[::1]:8000' -> '[::1]')."""
+    if host.startswith("["):
+        return host.split("]", 1)[0] + "]"
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _is_loopback(name: str) -> bool:
+    return name in LOOPBACK_NAMES or name.startswith("127.")
+
+
+class SameOrigin:
+    """Requests from the page itself only (plain ASGI middleware).
+
+    A POST must say `Content-Type: application/json` (a cross-site form or a "simple"
+    cross-origin fetch cannot, without a CORS preflight this server never grants), and an
+    `Origin`, when sent, must be the server's own; with `local_only` the Host must be a
+    loopback name (no DNS rebinding). Refusals are JSON 4xx like every other.
+    """
+
+    def __init__(self, app, local_only: bool = False):
+        self.app = app
+        self.local_only = local_only
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get("host", "")
+        problem = None
+        if self.local_only and not _is_loopback(_host_name(host).lower()):
+            problem = (403, f"this server answers only at a loopback address (127.0.0.1, localhost), not {host[:60]!r}")
+        elif scope["method"] not in ("GET", "HEAD"):
+            origin = headers.get("origin")
+            kind = headers.get("content-type", "").split(";")[0].strip().lower()
+            if origin is not None and origin not in (f"http://{host}", f"https://{host}"):
+                problem = (403, f"a request from another site ({origin[:60]}) is refused")
+            elif kind != "application/json":
+                problem = (415, "send the request body as JSON (Content-Type: application/json)")
+        if problem is None:
+            return await self.app(scope, receive, send)
+        response = error(*problem)
+        await response(scope, receive, send)
 
 
 class Stream(StreamingResponse):

@@ -48,7 +48,7 @@ def serve(host, port, open_browser, allow_engines, match_files, sprt, max_search
 
         Sprt.parse(sprt)  # a bad test is refused now, not on the first page view
     app = create_app(Settings(allow_engines=allow_engines, match_files=match_files, sprt=sprt,
-                              max_searches=max_searches))
+                              max_searches=max_searches, local_only=_is_loopback_address(host)))
     sock = _bind(host, port)
     url = f"http://{_url_host(host)}:{sock.getsockname()[1]}/"
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS,
@@ -81,6 +81,17 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
+
+
+def _is_loopback_address(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _url_host(host: str) -> str:
