@@ -283,6 +283,8 @@ def test_play_a_whole_game_with_hint_and_undo_then_review_it(desktop, url, shots
     end = text(d, "p-end")
     assert "majorities" in end and "total" in end and ("wins" in end or "draw" in end)
     shot(d, shots, "play-end-1280", full=True)
+    saved = css(d, "#p-end a.download")
+    assert saved and saved[0].get_attribute("download").endswith(".jsonl")
     click(d, "#p-review")
     wait(d, lambda d: d.find_element(By.ID, "r-summary").get_attribute("data-state") == "done", seconds=300)
     assert "b:" in text(d, "r-summary") and "a:" not in text(d, "r-summary")  # your decisions only

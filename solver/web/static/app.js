@@ -171,6 +171,14 @@ function seatEl(pos, p, opts) {
   return s;
 }
 
+// a link that saves `record` as the one-line JSON file `dnoir play --load` and `dnoir review` read
+function downloadLink(record, name) {
+  const a = el("a", "download", "Save the game (JSON)");
+  a.href = URL.createObjectURL(new Blob([JSON.stringify(record) + "\n"], { type: "application/json" }));
+  a.download = name;
+  return a;
+}
+
 function renderBreakdown(box, result) {
   const d = el("div", "breakdown");
   const head = result.winner === "draw" ? "A draw" : `${result.winner} wins (${result.how})`;
@@ -469,6 +477,7 @@ function showGame() {
     const rv = el("button", "primary", "Review my decisions"); rv.id = "p-review";
     rv.addEventListener("click", () => { openReview([g.record], 0, g.seat); });
     end.appendChild(rv);
+    end.appendChild(downloadLink(g.record, `dnoir-game-${g.seed}.jsonl`));
   }
   setUrl({ tab: "play" });
 }
@@ -569,6 +578,7 @@ function showTrack(pos) {
     const record = { kind: "track", seat: T.seat, start: T.start, events: T.events.join(" ") };
     rv.addEventListener("click", () => openReview([record], 0, T.seat));
     $("t-advice").appendChild(rv);
+    $("t-advice").appendChild(downloadLink(record, "dnoir-tracked-game.jsonl"));
   }
 }
 
