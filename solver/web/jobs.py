@@ -33,7 +33,7 @@ from ..bounds import MAX_ITERATIONS
 from ..limit import Limit
 from ..notation import ROUNDS
 from ..position import Position
-from ..search import Advice, IsmctsSearch, advise, mover_view, recommend
+from ..search import DEFAULT_CONFIG, Advice, IsmctsSearch, advise, mover_view, recommend
 
 # 250,000 nodes of 40 bytes: 10 MB a tree, and at most DEFAULT_ANALYSES trees are kept.
 ANALYSIS_NODES = 250_000
@@ -94,7 +94,9 @@ class Analysis:
         self.dnp = str(pos)
         self.id = f"{next(self._ids)}-{secrets.token_hex(4)}"
         self.exact = self.view.round == ROUNDS
-        self.search = None if self.exact else IsmctsSearch(self.view, threads=1, seed=seed, max_nodes=max_nodes)
+        # the search `dnoir advise` runs (solver.searchconfig's default), in a smaller node pool
+        self.config = DEFAULT_CONFIG.replace(max_nodes=max_nodes)
+        self.search = None if self.exact else IsmctsSearch(self.view, threads=1, seed=seed, config=self.config)
         self.seconds = 0.0
         self.answer: Advice | None = None
         self.busy = False
@@ -122,7 +124,8 @@ class Analysis:
             self.seconds += time.perf_counter() - start
             moves, close = recommend(self.search.move_stats())
             self.answer = Advice(best=moves[0].move, moves=moves, iterations=self.search.iterations,
-                                 seconds=self.seconds, exact=False, threads=1, close_call=close)
+                                 seconds=self.seconds, exact=False, threads=1, close_call=close,
+                                 config=self.config)
             return self.answer
 
 
