@@ -26,7 +26,7 @@ pytest.importorskip("uvicorn")
 selenium = pytest.importorskip("selenium")
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -158,6 +158,8 @@ def test_set_up_a_position_by_clicking_and_watch_the_advice_fill_in(desktop, url
     d = desktop
     d.get(url)
     wait(d, lambda d: css(d, "#a-advice tr[data-move]"))
+    # two minutes a search: it is still running when Stop is pressed, however slow this machine
+    Select(d.find_element(By.ID, "a-seconds")).select_by_visible_text("2 min")
     click(d, "#setup summary")
     for key in ("line", "hand-a", "hand-b", "coll-a", "coll-b"):
         while css(d, f"#s-{key} .card"):
@@ -186,6 +188,8 @@ def test_set_up_a_position_by_clicking_and_watch_the_advice_fill_in(desktop, url
     click(d, "#a-advice [data-role=go-on]")
     wait(d, lambda d: iterations(d) > stopped)  # go on: the same tree grows further
     click(d, "#a-advice [data-role=stop]")
+    wait(d, lambda d: advice_state(d) == "stopped")
+    Select(d.find_element(By.ID, "a-seconds")).select_by_visible_text("10 s")
 
 
 def test_a_move_is_a_click_and_back_returns(desktop, url):
@@ -267,15 +271,23 @@ def test_play_a_whole_game_with_hint_and_undo_then_review_it(desktop, url, shots
             undone = True
             mine -= 1
             continue
+        played = len(css(d, "#p-moves .mv"))
+
         def play_first(d):
             moves = my_moves(d, "b")
             if moves:
                 moves[0].click()
             return bool(moves)
-        wait(d, play_first)
+        try:
+            wait(d, play_first)
+            # the move is in the list (or the game is over) before the next one is looked for
+            wait(d, lambda d: len(css(d, "#p-moves .mv")) > played
+                 or d.find_element(By.ID, "p-status").get_attribute("data-state") == "over")
+        except TimeoutException:
+            shot(d, shots, "play-failure", full=True)
+            raise AssertionError(f"stuck: status {text(d, 'p-status')!r}, error {text(d, 'err-p-move')!r}, "
+                                 f"board {text(d, 'p-board')!r}") from None
         mine += 1
-        wait(d, lambda d: d.find_element(By.ID, "p-status").get_attribute("data-state") != "your-move"
-             or len(css(d, "#p-moves .mv")) > 0)
     else:
         pytest.fail("the game did not end in 200 moves")
     assert hinted and undone

@@ -119,9 +119,9 @@ function renderBoard(box, pos, opts = {}) {
   if (pos.removed || (pos.deck && pos.deck.length)) {
     const extra = el("div", "zone");
     extra.dataset.zone = "removed";
-    if (pos.deck && pos.deck.length) extra.appendChild(el("span", "label", `deck: ${pos.deck.length} cards, known`));
+    if (pos.deck && pos.deck.length) extra.appendChild(el("span", "label", `deck: ${pos.deck.length} cards (known) \u00b7`));
     if (pos.removed) {
-      extra.appendChild(el("span", "label", "removed:"));
+      extra.appendChild(el("span", "label", "removed at the deal:"));
       for (const t of pos.removed) extra.appendChild(cardEl(t, { mini: true }));
     }
     box.appendChild(extra);
@@ -212,7 +212,8 @@ class AdvicePanel {
     this.ctrl = ctrl;
     this.state = "running";
     this.render();
-    const body = { dnp, seconds: this.opts.seconds || 10 };
+    const secs = typeof this.opts.seconds === "function" ? this.opts.seconds() : this.opts.seconds;
+    const body = { dnp, seconds: secs || 10 };
     if (goOn && this.id) body.id = this.id;
     try {
       await stream("/api/advise", body, (line) => {
@@ -483,6 +484,8 @@ function showGame() {
 }
 
 async function playMove(tok) {
+  if (P.pending) return;  // one move at a time: a second click while the first is sent is ignored
+  P.pending = true;
   clearErrors($("play"));
   P.advice.clear();
   try {
@@ -491,6 +494,8 @@ async function playMove(tok) {
     if (!(e instanceof ApiError)) throw e;
     $("err-p-move").textContent = e.message;
     return;
+  } finally {
+    P.pending = false;
   }
   showGame();
   await engineTurn();
@@ -504,8 +509,10 @@ async function engineTurn() {
     } catch (e) {
       if (e instanceof ApiError && e.status === 429) { await new Promise((r) => setTimeout(r, 700)); continue; }
       P.busy = false;
-      $("err-p-move").textContent = e.message;
       showGame();
+      $("err-p-move").textContent = e.message;
+      $("p-status").textContent = "The engine did not answer: " + e.message;
+      $("p-status").dataset.state = "engine-failed";
       return;
     }
     P.busy = false;
@@ -775,7 +782,7 @@ function switchTab(name) {
 }
 
 function init() {
-  A.advice = new AdvicePanel($("a-advice"), { seconds: 10 });
+  A.advice = new AdvicePanel($("a-advice"), { seconds: () => Number($("a-seconds").value) });
   P.advice = new AdvicePanel($("p-advice"), { seconds: 1 });
   T.advice = new AdvicePanel($("t-advice"), { seconds: 2 });
   R.advice = new AdvicePanel($("r-advice"), { seconds: 2 });
