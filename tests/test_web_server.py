@@ -204,6 +204,19 @@ def test_the_advice_stream_fills_in_and_goes_on_from_its_tree(client):
     assert again[-1]["advice"]["iterations"] > first["iterations"]  # "go on" keeps the tree
 
 
+def test_go_on_waits_for_the_stopped_search_to_wind_down():
+    app = create_app(Settings())
+    with TestClient(app) as c:
+        first = lines(c.post("/api/advise", json={"dnp": EXAMPLE, "seconds": 0.1}))[-1]
+        analysis = app.state.analyses.get(first["id"])
+        analysis.busy = True  # the stopped stream has not noticed its client left yet
+
+        import threading
+        threading.Timer(0.5, lambda: setattr(analysis, "busy", False)).start()
+        again = c.post("/api/advise", json={"dnp": EXAMPLE, "seconds": 0.1, "id": first["id"]})
+        assert again.status_code == 200 and lines(again)[-1]["id"] == first["id"]
+
+
 def test_round_4_advice_is_exact_at_once(client):
     got = lines(client.post("/api/advise", json={"dnp": ROUND4, "seconds": 5}))
     assert len(got) == 1 and got[0]["done"]

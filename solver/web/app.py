@@ -297,6 +297,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         analysis = analyses.get(data["id"]) if isinstance(data.get("id"), str) else None
         if analysis is None or analysis.dnp != str(pos):
             analysis = analyses.open(pos, seed=seed)
+        # "go on" right after "stop": the stopped stream ends within a slice of noticing that its
+        # client went away; wait for that rather than refuse
+        for _ in range(60):
+            if not analysis.busy:
+                break
+            await anyio.sleep(0.05)
         if analysis.busy:
             raise HTTPException(409, "this analysis is being searched already (by another request)")
         capacity.acquire()

@@ -216,12 +216,22 @@ class AdvicePanel {
     const body = { dnp, seconds: secs || 10 };
     if (goOn && this.id) body.id = this.id;
     try {
-      await stream("/api/advise", body, (line) => {
-        if (this.ctrl !== ctrl) return;
-        this.id = line.id; this.advice = line.advice;
-        if (line.done) this.state = "done";
-        this.render();
-      }, ctrl.signal);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await stream("/api/advise", body, (line) => {
+            if (this.ctrl !== ctrl) return;
+            this.id = line.id; this.advice = line.advice;
+            if (line.done) this.state = "done";
+            this.render();
+          }, ctrl.signal);
+          break;
+        } catch (e) {
+          // the stopped search still winding down (409): ask again shortly
+          if (!(e instanceof ApiError && e.status === 409 && attempt < 5)) throw e;
+          await new Promise((r) => setTimeout(r, 300));
+          if (this.ctrl !== ctrl) return;
+        }
+      }
       if (this.ctrl === ctrl) { this.state = "done"; this.ctrl = null; this.render(); }
     } catch (e) {
       if (this.ctrl !== ctrl) return;
