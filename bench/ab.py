@@ -2,7 +2,7 @@
 
     python -m solver.bench.ab --base /path/to/old/python [--new python] [--pairs 5] [WHAT ...]
 
-WHAT is any of open, view, playouts, api, analyse (default: all). Each pair runs the
+WHAT is any of open, view, playouts, ismcts, api, analyse (default: all). Each pair runs the
 measurement once under the base build's interpreter, then once under the new one (the
 order alternates from pair to pair), and the ratio new/base is taken pair by pair, so a
 drift in the machine's speed hits both sides of a pair alike. Times are CPU seconds of
@@ -13,13 +13,15 @@ inflates less than wall time. The snippets use only APIs both builds have (38858
   `dnoir bench solve` (seed 0), table cleared once before, as `run_solve` does;
 - view: the same for the mover's view of the first 150 of them;
 - playouts: games/s of `solver._core.random_games(300000, seed)`;
+- ismcts: iterations per CPU second of one ISMCTS tree (the default search), 30,000
+  iterations from each of 6 round-1 deals, as `dnoir bench search` measures it by the clock;
 - api: games/s of 1,000 random games through `Position` asking `result()` after every
   move, and ns a call of play / result / is_over / legal_moves / view;
 - analyse: positions/s of the `dnoir analyse` pipeline, one worker (in-process), over the
   mover's views of 200 round-4 starts.
 
 >>> sorted(SNIPPETS)
-['analyse', 'api', 'open', 'playouts', 'view']
+['analyse', 'api', 'ismcts', 'open', 'playouts', 'view']
 """
 
 from __future__ import annotations
@@ -86,6 +88,19 @@ for _ in range(5):
         t = time.process_time(); f(); best[k] = min(best[k], time.process_time() - t)
 print(json.dumps(dict(value=1000 / s, unit="games/s with result() every move",
                       ns={k: round(v / len(live) * 1e9) for k, v in best.items()})))
+""",
+    "ismcts": _COMMON + """
+from solver._ismcts import Searcher
+searcher = Searcher(max_nodes=2_000_000)
+done = 0
+t = time.process_time()
+for k in range(6):
+    deal = Position.random_deal(1000 + k)
+    view = deal.view("ab"[deal.to_move])
+    searcher.start(view.core, observer=view.to_move, seed=k)
+    done += searcher.search(iterations=30000)
+s = time.process_time() - t
+print(json.dumps(dict(value=done / s, unit="ISMCTS iterations/s", root_visits=done)))
 """,
     "analyse": _COMMON + """
 from solver.analysis import Item
