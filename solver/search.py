@@ -21,8 +21,8 @@ from ._ismcts import NODE_BYTES, NO_VISITS, RootStats, Searcher
 from .bounds import MAX_ITERATIONS
 from .cards import Move
 from .endgame import solve
-from .limit import Limit
 from .errors import ArgumentError
+from .limit import Limit
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 from .searchconfig import PRESETS, SearchConfig
