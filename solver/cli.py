@@ -12,6 +12,7 @@ traceback under `dnoir --debug`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -228,19 +229,26 @@ def main(argv=None) -> int:
     _sigterm_as_ctrl_c()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        rv = cli.main(args=args, prog_name="dnoir", standalone_mode=False)
+        # click's own `main` is not used: it prints a blank line before its Abort on Ctrl-C
+        # and turns a closed output pipe into a silent exit 1
+        with cli.make_context("dnoir", list(args)) as ctx:
+            rv = cli.invoke(ctx)
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
         _fail(e.format_message())
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, EOFError):
         _fail("interrupted", code=130)
     except DnoirError as e:  # PositionError, MoveError, SpecError, RecordError, ...
         _fail(str(e))
     except MemoryError as e:  # too big a table for this machine: the user's size, not a bug
         _fail(str(e) or "out of memory")
     except BrokenPipeError:
-        return 0
+        return closed_pipe()
+    except OSError as e:
+        if e.errno == errno.EPIPE:
+            return closed_pipe()
+        _internal_error(e, debug=_wants_debug(args))
     except Exception as e:  # noqa: BLE001 - sorted here: a setup problem or a bug
         # A plain RuntimeError is how solver.parallel and solver.plot say the setup is
         # wanting (a missing extra, an unreachable cluster); its subclasses
@@ -249,6 +257,26 @@ def main(argv=None) -> int:
             _fail(str(e) or "RuntimeError")
         _internal_error(e, debug=_wants_debug(args))
     return rv if isinstance(rv, int) else 0
+
+
+# The exit code after the reader of the output went away (`dnoir ... | head -1`): what a Unix
+# tool killed by SIGPIPE reports (128 + 13), never 1 (for `dnoir analyse`: "bad lines").
+EXIT_CLOSED_PIPE = 128 + 13
+
+
+def closed_pipe() -> int:
+    """The reader of stdout has gone: end quietly, as Unix tools do (EXIT_CLOSED_PIPE).
+
+    Later writes and the final flush go to /dev/null, so that Python does not complain
+    about the pipe at exit.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_CLOSED_PIPE
 
 
 def _wants_debug(args: list[str]) -> bool:
