@@ -26,11 +26,12 @@ gains over the game value.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ._cfr import GameTree
+from ._cfr import GameTree, Stopped
 from .cards import COMPOSITION, NKINDS, Move, format_counts
 from .limit import Limit
 from .errors import GameTooBig, LimitError
@@ -267,6 +268,8 @@ def run_cfr(tree: GameTree, target: float | None, limit: Limit, on_check=None) -
             if done == 0:
                 tree.iterate(1)
                 br = tree.exploitability()
+                if on_check is not None:
+                    on_check(tree.iterations, br[2])
             return br
         tree.iterate(batch)
         br = tree.exploitability()
@@ -439,7 +442,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
 # Advice for callers with a budget
 
 def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024.0,
-                       target: float = 1e-4) -> dict | None:
+                       target: float = 1e-4, stop=None) -> dict | None:
     """The equilibrium advice for the side to move of `view`, or None when it does not fit `limit`.
 
     `view` is a round-4 position with the mover's hand known (other hands are ignored);
@@ -457,6 +460,11 @@ def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024
     frequency-weighted mean of the moves' `expected` (the hand's value under equilibrium
     play; `move_loss` grades a move against it); `game_value` is over every deal. Results
     are cached per public position and hand.
+
+    It is an anytime computation: `stop` (a `threading.Event`, a callable answering "stop
+    now?", or None) is looked at every few milliseconds, inside the compiled loops too;
+    once it says stop, the answer is the one of the last exploitability check made
+    (`"stopped": True`), or None if none was made yet. A stopped answer is not cached.
     """
     try:
         check_game(view)
@@ -466,7 +474,14 @@ def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024
         return None
     if limit.seconds is None:
         raise LimitError("the equilibrium advice needs a time budget (seconds)")
-    advice = _advice_cached(_hand_key(view), limit.seconds, float(max_memory_mb), float(target))
+    key = (_hand_key(view), float(limit.seconds), float(max_memory_mb), float(target))
+    advice = _ADVICE_CACHE.get(key)
+    if advice is None:
+        advice, complete = _advice(*key, stop=stop)
+        if complete:
+            _ADVICE_CACHE[key] = advice
+            while len(_ADVICE_CACHE) > ADVICE_CACHE_SIZE:
+                _ADVICE_CACHE.pop(next(iter(_ADVICE_CACHE)))
     return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
 
 
@@ -540,18 +555,45 @@ def _hand_answer(tree: GameTree, key: tuple, exploitability: float) -> dict:
                 iterations=tree.iterations, moves=[m.to_dict() for m in moves])
 
 
-@lru_cache(maxsize=64)
-def _advice_cached(key, budget, max_memory_mb, target):
+# Completed equilibrium advice, by (hand key, budget, memory, target), oldest first.
+_ADVICE_CACHE: dict = {}
+ADVICE_CACHE_SIZE = 64
+
+
+def _advice(key, budget, max_memory_mb, target, stop=None) -> tuple[dict | None, bool]:
+    """(answer or None, complete): `equilibrium_advice` uncached; `complete` is False when
+    `stop` cut it short (the answer is then the last check's, or None)."""
     start = time.perf_counter()
     tree = _tree(_key_view(key))
-    # count no further than what 30 iterations could walk in the budget
-    est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
-    if not est.complete or est.memory_mb > max_memory_mb or 30 * est.seconds_per_iteration > budget:
-        return None
-    tree.build()
-    left = budget - (time.perf_counter() - start)
-    _, _, expl = run_cfr(tree, target, Limit(seconds=max(left, 1e-3)))
-    return dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)
+    tree.stop_when(stop)
+    best: list[dict] = []
+
+    def keep(iterations, expl):  # the answer so far, after each exploitability check
+        best[:] = [dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)]
+
+    stopped = False
+    try:
+        # count no further than what 30 iterations could walk in the budget
+        est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
+        if not est.complete or est.memory_mb > max_memory_mb or 30 * est.seconds_per_iteration > budget:
+            return None, True
+        tree.build()
+        left = budget - (time.perf_counter() - start)
+        run_cfr(tree, target, Limit(seconds=max(left, 1e-3)), on_check=keep)
+    except Stopped:
+        stopped = True
+    if not stopped:
+        return best[0], True
+    # The caller is waiting for the answer: the tree's memory (hundreds of MB) is returned in
+    # the background. Here, out of the `except` block, no traceback holds the tree any more.
+    # (This frame lets go of it first, so that the last reference is the background thread's.)
+    holder, tree = [tree], None
+    threading.Thread(target=_drop, args=(holder,), name="dnoir-free-tree", daemon=True).start()
+    return (dict(best[0], stopped=True) if best else None), False
+
+
+def _drop(holder: list) -> None:
+    holder.clear()
 
 
 @lru_cache(maxsize=256)
@@ -563,6 +605,6 @@ def _grade_cached(key, max_nodes, target, max_iterations):
     _, _, expl = run_cfr(tree, target, Limit(iterations=max_iterations))
     return _hand_answer(tree, key, expl) if expl <= target else None
 
-__all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
+__all__ = ["GameSolution", "GameTooBig", "Stopped", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
            "solve_game", "exploitability", "equilibrium_advice", "equilibrium_grade", "move_loss", "policy_function", "view_choice",
            "game_pool", "check_game", "write_infosets", "set_policy"]

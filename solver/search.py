@@ -18,14 +18,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ._ismcts import NODE_BYTES, Searcher
-from .bounds import MAX_ITERATIONS
+from .bounds import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS, MAX_THREADS, MIN_NODES,
+                     real, whole)
 from .cards import Move
 from .endgame import solve
+from .errors import ArgumentError, LimitError
 from .limit import Limit
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 
 DEFAULT_MAX_NODES = 2_000_000
+# The seeds `advise` takes: any 64-bit seed (bots derive theirs by splitmix64); the CLI and
+# the records keep to solver.bounds.MAX_SEED.
+MAX_SEARCH_SEED = 2**64 - 1
 DEFAULT_EXPLORATION = 0.7
 DEFAULT_POLICY = "random"
 SLICE_SECONDS = 0.1
@@ -305,19 +310,21 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     >>> advise(pos, Limit(infinite=True), threads=1, stop=halt, slice_seconds=0.01).best in {"8", "+3", "T"}
     True
     """
+    if not isinstance(pos, Position):
+        raise ArgumentError(f"advise: the position must be a solver.Position, not {type(pos).__name__}")
     view = mover_view(pos)
     limit = DEFAULT_LIMIT if limit is None else limit
     if not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
-    threads = threads or os.cpu_count() or 1
+        raise LimitError(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
+    threads, seed, max_nodes, exploration, slice_seconds = _check_arguments(
+        threads, seed, max_nodes, exploration, slice_seconds, policy, endgame)
     stopped = _stop_test(stop)
     start = time.perf_counter()
-    if endgame not in ("auto", "view"):
-        raise ValueError(f"endgame must be 'auto' or 'view', not {endgame!r}")
     if view.round == ROUNDS and exact and endgame == "auto":
         from .game import equilibrium_advice
 
-        eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT)
+        # anytime: a stop ends it with the last checked answer (or, before the first, the view's)
+        eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT, stop=stopped)
         if eq is not None:
             moves = [MoveStats(move=m["move"], visits=None, share=m["frequency"], expected=m["expected"],
                                margin=None) for m in eq["moves"]]
@@ -358,6 +365,27 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     moves, close = recommend(search.move_stats())
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
                   seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close)
+
+
+def _check_arguments(threads, seed, max_nodes, exploration, slice_seconds, policy, endgame):
+    """`advise`'s numeric arguments checked against the CLI's ranges (ArgumentError names the one)."""
+    from ._ismcts import POLICY_NAMES
+
+    try:
+        if threads is None:
+            threads = os.cpu_count() or 1
+        threads = whole("threads", threads, 1, MAX_THREADS)
+        seed = whole("seed", seed, 0, MAX_SEARCH_SEED)
+        max_nodes = whole("max_nodes", max_nodes, MIN_NODES, MAX_NODES)
+        exploration = real("exploration", exploration, 0.0, MAX_EXPLORATION)
+        slice_seconds = real("slice_seconds", slice_seconds, 1e-6, MAX_SECONDS)
+    except ValueError as e:
+        raise ArgumentError(f"advise: {e}") from None
+    if policy not in POLICY_NAMES:
+        raise ArgumentError(f"advise: policy {str(policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
+    if endgame not in ("auto", "view"):
+        raise ArgumentError(f"advise: endgame must be 'auto' or 'view', not {str(endgame)[:40]!r}")
+    return threads, seed, max_nodes, float(exploration), float(slice_seconds)
 
 
 def _stop_test(stop):
