@@ -322,25 +322,25 @@ def _budgets(specs) -> dict:
 def replay(file, index, at_move, compact):
     """Step through a recorded game: one line a move (or the board after every move), the
     board at a chosen move, and the result."""
-    from .jsonl import read_lines
+    from .jsonl import file_lines, loads
     from .records import REPLAY_FIELDS, RecordError, check_record
 
     # Records are numbered by line, bad ones included, so that a bad line never shifts
     # which game an index names; only the chosen record is read and checked.
     count = 0
-    for line_number, text in read_lines(file):
+    for line_number, text, problem in file_lines(file):
         if count == index:
             break
         count += 1
     else:
         raise click.UsageError(f"{file} holds {count} game records; --game {index} is past the end")
     try:
-        if text is None:
-            raise RecordError("record", "not valid UTF-8")
+        if problem is not None:
+            raise RecordError("record", problem)
         try:
-            record = json.loads(text)
+            record = loads(text)
         except ValueError as e:
-            raise RecordError("record", f"not valid JSON ({e})") from None
+            raise RecordError("record", str(e)) from None
         check_record(record, REPLAY_FIELDS)
     except RecordError as e:
         raise click.UsageError(f"{file} line {line_number} (--game {index}) is not a game record: {e}") from None

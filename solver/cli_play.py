@@ -160,17 +160,18 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, equilib
 
 
 def _read_records(path: str) -> list[tuple[int, int, dict]]:
-    """(number, line number, record) of each non-empty line; a line that is not JSON is an error."""
+    """(number, line number, record) of each non-empty line; a line that is not JSON (or not
+    UTF-8, too long, nested too deep: solver.jsonl's reader) is an error naming the line."""
+    from .jsonl import records as json_records
+
     records = []
-    with open(path) as f:
-        for line_number, text in enumerate(f, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError as e:
-                raise click.ClickException(f"{path} line {line_number}: not valid JSON ({e})") from None
+    try:
+        for line_number, record, problem in json_records(path):
+            if problem is not None:
+                raise click.ClickException(f"{path} line {line_number}: {problem}")
             records.append((len(records), line_number, record))
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
     if not records:
         raise click.ClickException(f"{path}: no game record")
     return records

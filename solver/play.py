@@ -189,6 +189,11 @@ class Quit(Exception):
     """The player asked to stop, or the input ended."""
 
 
+# The longest answer line read (as the engine protocol's lines): a move, a hand or a
+# command is a few characters; a longer line is refused without being read into memory.
+MAX_ANSWER_BYTES = 4096
+
+
 class Console:
     """Prompts and answers on two text streams; what was read is echoed when it is not a terminal."""
 
@@ -202,9 +207,19 @@ class Console:
 
     def ask(self, prompt: str) -> str:
         """Write `prompt` (ending with '> ') and read one line; Quit at the end of the input."""
-        self.out.write(prompt + "> ")
-        self.out.flush()
-        line = self.inp.readline()
+        from .jsonl import read_line
+
+        while True:
+            self.out.write(prompt + "> ")
+            self.out.flush()
+            # read through the byte buffer with a cap: a huge line is skipped unread, bytes
+            # that are not UTF-8 are the answer's problem, whatever the locale
+            line, problem = read_line(self.inp, MAX_ANSWER_BYTES)
+            if problem is None:
+                break
+            if not _is_terminal(self.inp):
+                self.out.write("\n")
+            self.say(f"error: that line is {problem}: ignored")
         if not line:
             self.say()
             raise Quit("end of input")
@@ -399,19 +414,25 @@ def write_record(path: str, record: dict) -> None:
 
 
 def load_game(path: str) -> Game:
-    """The game saved in `path` (the last JSON line of the file); SavedGameError says what is wrong."""
-    with open(path) as f:
-        lines = [line for line in f if line.strip()]
-    if not lines:
-        raise SavedGameError(f"{path}: empty, no saved game")
+    """The game saved in `path` (the last JSON line of the file); SavedGameError says what is wrong,
+    naming the file and the line (solver.jsonl reads it: any bytes are an input error)."""
+    from .jsonl import records
+
+    last = None
     try:
-        record = json.loads(lines[-1])
-    except ValueError as e:
-        raise SavedGameError(f"{path} line {len(lines)}: not valid JSON ({e})") from None
+        for last in records(path):
+            pass
+    except OSError as e:
+        raise SavedGameError(f"cannot read {path}: {e.strerror or e}") from None
+    if last is None:
+        raise SavedGameError(f"{path}: empty, no saved game")
+    number, record, problem = last
+    if problem is not None:
+        raise SavedGameError(f"{path} line {number}: {problem}")
     try:
         return Game.from_record(record)
     except DnoirError as e:  # SavedGameError, PositionError: the file's mistake, not a bug
-        raise SavedGameError(f"{path}: {e}") from None
+        raise SavedGameError(f"{path} line {number}: {e}") from None
 
 
 def make_player(spec: str, seed: int = 0):

@@ -177,7 +177,7 @@ def test_load_of_a_bad_file_is_one_line(tmp_path):
     bad.write_text('{"seat": "a", "start": "5+2 678+3C/????? ./. 1 a -", "events": "8 +4 +4"}\n')
     run = dnoir("play", "--track", "--load", str(bad), input="")
     assert run.returncode == 2
-    assert run.stderr.strip() == (f"dnoir: error: {bad}: field 'events': event 3 (+4): a cannot play +4: "
+    assert run.stderr.strip() == (f"dnoir: error: {bad} line 1: field 'events': event 3 (+4): a cannot play +4: "
                                   "the legal moves are 6 7 +3 C T")
 
 
