@@ -139,7 +139,10 @@ def _jsonl_results(path: str, expected: dict) -> Previous:
             raise OutputMismatch(_mismatch(path, number, result.get("analyse"), expected))
         if isinstance(result.get("id"), bool) or not isinstance(result.get("id"), (str, int)):
             continue
-        previous.done.add(id_key(result["id"]))
+        key = id_key(result["id"])
+        if key in previous.done:
+            continue  # written twice (two runs at once, before outputs were locked): counted once
+        previous.done.add(key)
         previous.results.append(result)
     return previous
 

@@ -248,6 +248,8 @@ def main(argv=None) -> int:
     except OSError as e:
         if e.errno == errno.EPIPE:
             return closed_pipe()
+        if e.errno in OUTPUT_FULL:  # standard output on a full disk: the output's problem, not a bug
+            _fail(f"cannot write the output: {e.strerror or e}")
         _internal_error(e, debug=_wants_debug(args))
     except Exception as e:  # noqa: BLE001 - sorted here: a setup problem or a bug
         # A plain RuntimeError is how solver.parallel and solver.plot say the setup is
@@ -256,12 +258,21 @@ def main(argv=None) -> int:
         if type(e) is RuntimeError:
             _fail(str(e) or "RuntimeError")
         _internal_error(e, debug=_wants_debug(args))
-    return rv if isinstance(rv, int) else 0
+    code = rv if isinstance(rv, int) else 0
+    try:  # what is still buffered for stdout must reach it now, not fail at exit
+        sys.stdout.flush()
+    except OSError as e:
+        if e.errno == errno.EPIPE:
+            return closed_pipe()
+        _fail(f"cannot write the output: {e.strerror or e}")
+    return code
 
 
 # The exit code after the reader of the output went away (`dnoir ... | head -1`): what a Unix
 # tool killed by SIGPIPE reports (128 + 13), never 1 (for `dnoir analyse`: "bad lines").
 EXIT_CLOSED_PIPE = 128 + 13
+# The errors of writing to a full disk or quota: an output error (exit 2), not a bug.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def closed_pipe() -> int:
@@ -308,6 +319,10 @@ def _sigterm_as_ctrl_c() -> None:
 def _fail(message: str, code: int = 2):
     line = " ".join(str(message).split())
     click.echo(f"dnoir: error: {line}", err=True)
+    try:
+        sys.stdout.flush()
+    except OSError:  # the output is the problem (full, closed): drop what is buffered for it
+        closed_pipe()
     sys.exit(code)
 
 

@@ -8,6 +8,7 @@ output file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 
@@ -32,6 +33,18 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
     played, so any number of pairs starts at once and runs in flat memory. `limit` is the
     budget of --movetime and --iterations (see `_match_limit`).
     """
+    from .jsonl import OutputFileError, OutputLock
+
+    try:  # one writer at a time: a second run on the same --out is refused before it reads it
+        lock = OutputLock(out) if out is not None else None
+    except OutputFileError as e:
+        raise click.UsageError(f"--out {e}") from None
+    with lock or contextlib.nullcontext():
+        return _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt)
+
+
+def _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt):
+    from .jsonl import write_error
     from .match import PairingTally, make_jobs, read_records, record_key, run_jobs
 
     tallies = {tuple(p): PairingTally(*p) for p in pairings}
@@ -64,8 +77,11 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
             for record in games:
                 with interrupts.held():  # the file and the table always hold the same games
                     if sink is not None:
-                        sink.write(json.dumps(record) + "\n")
-                        sink.flush()
+                        try:
+                            sink.write(json.dumps(record) + "\n")
+                            sink.flush()
+                        except OSError as e:  # a full disk: an output error, the games before it kept
+                            raise write_error(out, e) from None
                     tallies[tuple(record["pairing"])].add(record)
                 mean = first.units.mean()
                 progress.advance(note=f"{pairings[0][0]} scores {mean:.3f}" if mean is not None else None)
@@ -78,7 +94,10 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
     finally:
         games.close()
         if sink is not None:
-            sink.close()
+            try:
+                sink.close()
+            except OSError:  # what could not be written was reported above
+                pass
     return tallies, stop
 
 
@@ -418,15 +437,27 @@ def analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes):
     best move; each result says which (`method`). The choice counts nodes and iterations,
     not seconds, so the results are the same on every machine.
     """
-    from .batch import OutputMismatch, Previous, Summary, Writer, existing_results, make_plan, read_items, run_plan
-    from .analysis import id_key
-    from .jsonl import OutputFileError
+    from .batch import Summary
+    from .jsonl import OutputFileError, OutputLock
 
     summary = Summary()
 
     def bad_line(number, reason):
         summary.bad_lines += 1
         click.echo(f"dnoir: {input_file} line {number}: {' '.join(reason.split())}", err=True)
+
+    try:  # one writer at a time: a second run on the same --out is refused before it reads it
+        lock = OutputLock(out) if out is not None else None
+    except OutputFileError as e:
+        raise click.UsageError(f"--out {e}") from None
+    with lock or contextlib.nullcontext():
+        return _analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes, summary, bad_line)
+
+
+def _analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes, summary, bad_line):
+    from .batch import OutputMismatch, Previous, Writer, existing_results, make_plan, read_items, run_plan
+    from .analysis import id_key
+    from .jsonl import OutputFileError, write_error
 
     with click.open_file(input_file, "rb") as stream:  # bytes: each line is decoded alone
         items = read_items(stream, bad_line)
@@ -452,20 +483,33 @@ def analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes):
     results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
                        equilibrium_nodes=equilibrium_nodes)
     interrupted = False
+    failed = None
     try:
         total = sum(len(group) for group in plan.copies.values())
         with Progress(total=total, label="items") as progress:
             for _, result in results:
-                writer.write(result)
+                try:
+                    writer.write(result)
+                except OSError as e:  # a full disk: an output error, the results before it kept
+                    if e.errno == errno.EPIPE:
+                        raise
+                    failed = write_error(out or "the output", e)
+                    break
                 summary.add(result)
                 progress.advance()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         results.close()
-        writer.close()
+        try:
+            writer.close()
+        except OSError as e:
+            if failed is None and e.errno != errno.EPIPE:
+                failed = write_error(out or "the output", e)
     for line in summary.lines():
         click.echo(line, err=True)
+    if failed is not None:
+        raise failed
     if interrupted:
         click.echo("interrupted: every result above is written; run again to resume", err=True)
         return 130

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Callable
 
 from .errors import OutputFileError
@@ -82,6 +83,102 @@ def open_append(path: str, newline: str | None = None, is_whole: Callable[[bytes
         return open(path, "a", newline=newline, encoding="utf-8")
     except OSError as e:
         raise OutputFileError(f"cannot write {path}: {_why(path, e)}") from None
+
+
+class OutputLock:
+    """An exclusive lock on an output file for as long as a run writes it (`with` or `release`).
+
+    Only a regular file is locked (two runs may well both write to /dev/null or a pipe);
+    the file is created if missing, and removed again on release if this run created it
+    and wrote nothing. A second run that wants the same file is refused at once with
+    OutputFileError, before it reads or writes anything: two writers would write every
+    result twice.
+    """
+
+    def __init__(self, path: str):
+        import fcntl
+
+        self.path = path
+        self.created = not os.path.exists(path)
+        self._fd = None
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError as e:
+            raise OutputFileError(f"cannot write {path}: {_why(path, e)}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            self.created = False
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise OutputFileError(f"{path} is being written by another dnoir run: wait for it to end, "
+                                  "or choose another output") from None
+        self._fd = fd
+
+    def release(self) -> None:
+        """Let go of the lock (and of a file this run created and left empty)."""
+        if self._fd is None:
+            return
+        try:
+            if self.created and os.fstat(self._fd).st_size == 0:
+                os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+def write_error(path: str, error: OSError) -> OutputFileError:
+    """The input-mistake form of a failed write to `path` (a full disk, a closed device)."""
+    return OutputFileError(f"cannot write {path}: {error.strerror or error}; everything before it is kept")
+
+
+def replace_file(path: str, text: str) -> None:
+    """Make `text` the whole content of `path`, never destroying what the path does not own.
+
+    A regular file (or a new one) is replaced in one step: written beside it, then renamed
+    over it, so that a crash leaves the old content; a symlink is followed (the file it
+    points to is replaced, the link stays); anything else (a device such as /dev/null, a
+    pipe) is written to as it is, never replaced by a regular file. OSError on failure.
+    """
+    import tempfile
+
+    target = os.path.realpath(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=os.path.basename(target) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            if st is not None:
+                os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
+            else:  # what open() would have made, under the umask
+                umask = os.umask(0)
+                os.umask(umask)
+                os.fchmod(f.fileno(), 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _why(path: str, error: OSError) -> str:

@@ -406,11 +406,12 @@ def _is_terminal(stream) -> bool:
 
 
 def write_record(path: str, record: dict) -> None:
-    """Write the record as one JSON line, replacing the file in one step (a crash leaves the old one)."""
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(json.dumps(record) + "\n")
-    os.replace(tmp, path)
+    """Write the record as one JSON line: a regular file is replaced in one step (a crash
+    leaves the old one), a symlink followed, a device or pipe written to, never replaced
+    (solver.jsonl.replace_file). OSError on failure."""
+    from .jsonl import replace_file
+
+    replace_file(path, json.dumps(record) + "\n")
 
 
 def load_game(path: str) -> Game:
