@@ -68,7 +68,7 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
             return 0
     else:
         if seed is None:
-            seed = random.SystemRandom().randrange(2**63)
+            seed = random.SystemRandom().randrange(MAX_SEED + 1)  # one --seed takes back
             click.echo(f"seed {seed}")
         seat_index = random.Random(seed).randrange(2) if seat == "random" else PLAYERS.index(seat)
         game = Game.versus(Position.random_deal(seed), seat_index, engine_spec or DEFAULT_ENGINE, seed)
@@ -84,7 +84,8 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
             raise click.BadParameter(f"cannot write {record}: {e.strerror or e}", param_hint="--record") from None
     loop = PlayLoop(game, inp, out, engine=engine, hint_limit=Limit(seconds=hint_time), review_limit=review_limit,
                     record=record, threads=threads)
-    loop.run()
+    if loop.run() == "engine fault":  # said on the way; the record is kept
+        return 1
     return 0
 
 

@@ -186,7 +186,11 @@ def start_view(seat: int, first: int, line: str, hand: str) -> Position:
 
 
 class Quit(Exception):
-    """The player asked to stop, or the input ended."""
+    """The player asked to stop, or the input ended (or, with ENGINE_FAULT, the engine failed)."""
+
+
+# The reason of the Quit that an engine's failure ends a game with.
+ENGINE_FAULT = "engine fault"
 
 
 # The longest answer line read (as the engine protocol's lines): a move, a hand or a
@@ -255,10 +259,10 @@ class PlayLoop(Console):
         seat = PLAYERS[game.seat]
         self.say(f"You play {seat}." + ("" if game.tracked else f" Your opponent: {game.engine}."))
         self.say("Type help for the commands.")
-        if self.engine is not None:
-            self.engine.new_game()
         shown = None
         try:
+            if self.engine is not None:
+                self._engine_call(self.engine.new_game)
             while not game.position.is_over:
                 if not game.tracked and not game.my_turn:
                     self._engine_move()
@@ -268,10 +272,10 @@ class PlayLoop(Console):
                     self.say(render_board(game.view))
                     shown = game.position
                 self._one_command()
-        except Quit:
+        except Quit as e:
             self._save_record()
             self.say("bye")
-            return "quit"
+            return "engine fault" if e.args and e.args[0] == ENGINE_FAULT else "quit"
         self._save_record()
         self._finish()
         return "over"
@@ -309,7 +313,7 @@ class PlayLoop(Console):
         if token.startswith(HAND_PREFIX):
             self.say(f"your hand: {token[len(HAND_PREFIX):]}")
         else:
-            self.say(f"{PLAYERS[mover]} plays {token}" if token != "T" else f"{PLAYERS[mover]} takes")
+            self.say(f"{PLAYERS[mover]} plays {token}" if token != "T" else self._took(mover))
             self._after_move()
         self._save_record()
 
@@ -317,17 +321,27 @@ class PlayLoop(Console):
         pos = self.game.position
         mover = PLAYERS[pos.to_move]
         self.say(f"{mover} is thinking...")
+        move = self._engine_call(self.engine.choose, pos.view(mover))
+        self.game.push(str(move))
+        self.say(f"{mover} plays {move}" if not move.is_take else self._took(pos.to_move))
+        self._after_move()
+        self._save_record()
+
+    def _engine_call(self, call, *args):
+        """`call(*args)` of the engine; its fault ends the game (Quit, the record kept)."""
         from .external import EngineFault
 
         try:
-            move = self.engine.choose(pos.view(mover))
+            return call(*args)
         except EngineFault as e:
             self.say(f"error: the engine failed ({e}); the game stops here")
-            raise Quit("engine fault") from None
-        self.game.push(str(move))
-        self.say(f"{mover} plays {move}" if not move.is_take else f"{mover} takes")
-        self._after_move()
-        self._save_record()
+            raise Quit(ENGINE_FAULT) from None
+
+    def _took(self, mover: int) -> str:
+        """'b takes 58+2' after player `mover` took: the cards it collected."""
+        before, after = self.game.positions[-2], self.game.position
+        gained = tuple(a - b for a, b in zip(after.colls[mover], before.colls[mover]))
+        return f"{PLAYERS[mover]} takes {format_counts(gained)}"
 
     def _after_move(self) -> None:
         before, after = self.game.positions[-2], self.game.position

@@ -242,7 +242,7 @@ def test_an_engine_that_fails_stops_the_game_with_one_line(tmp_path):
     kept = tmp_path / "game.json"
     run = dnoir("play", "--engine", f"cmd:{sys.executable} {faulty} crash", "--seat", "b", "--seed", "5",
                 "--record", str(kept), input="6\n8\n")  # deal 5: b moves first
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # an engine failure: exit 1, the record kept
     assert "error: the engine failed (crash: " in run.stdout and run.stdout.rstrip().endswith("bye")
     assert json.loads(kept.read_text())["moves"] == "6"
 
