@@ -28,7 +28,7 @@ from .bounds import (
     Real, Whole, whole,
 )
 from .cli_bench import bench
-from .cli_common import PositionArgsCommand, moves_option, position_arg
+from .cli_common import PositionArgsCommand, moves_option, output_path, position_arg
 from .cli_equilibrium import exploit
 from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
@@ -127,7 +127,7 @@ def deal(seed):
               help="game mode: stop once the exploitability is at most this (default 0.001).")
 @click.option("--time", "seconds", type=Real(0.001, MAX_SECONDS), default=None,
               help="game mode: seconds at most (default 300).")
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="game mode: write the whole strategy to FILE, one information set a line (JSON).")
 @click.option("--force", is_flag=True, help="game mode: solve even when the size estimate exceeds the limits.")
 @moves_option

@@ -10,6 +10,8 @@ argument is taken as the position, not as an option (see `PositionArgsCommand`).
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from .position import Position
@@ -80,3 +82,30 @@ def moves_option(f):
                         callback=lambda ctx, _param, value: ctx.meta.__setitem__(MOVES_KEY, value),
                         help="Events applied to the DNP first: move tokens and hand:<cards> for your "
                              "new hand at a round start, e.g. \"8 -1 T\".")(f)
+
+
+def output_path(ctx, param, value):
+    """A click callback for an option that names an output file: checked when the command
+    line is read, before any game, iteration or question, so that a run never fails at
+    its end for want of a place to write (the folder exists and can be written, the path
+    is not a folder, an existing file can be written)."""
+    if value is None or value == "-":
+        return value
+    check_output_path(value, param.opts[0] if param is not None else "the output")
+    return value
+
+
+def check_output_path(path: str, option: str) -> None:
+    """OptionError-like click.BadParameter unless `path` can be written (see output_path)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    why = None
+    if not os.path.isdir(folder):
+        why = f"the folder {folder} does not exist"
+    elif os.path.isdir(path):
+        why = "it is a folder"
+    elif os.path.exists(path) and not os.access(path, os.W_OK):
+        why = "permission denied"
+    elif not os.path.exists(path) and not os.access(folder, os.W_OK | os.X_OK):
+        why = f"the folder {folder} cannot be written"
+    if why is not None:
+        raise click.BadParameter(f"cannot write {path}: {why}", param_hint=f"'{option}'")

@@ -17,6 +17,7 @@ import click
 from .board import render_board, render_move_line, render_pairing, render_ratings
 from .analysis import DEFAULT_EQUILIBRIUM_NODES
 from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
+from .cli_common import output_path
 from .errors import OptionError
 from .jsonl import open_append
 from .progress import Progress
@@ -199,7 +200,7 @@ def _run_options(f):
                      help="Continue --out, skipping the games it holds. Only the same match resumes: same "
                           "specs, --seed, --movetime and --iterations (a file of another match is refused, "
                           "untouched); a larger --pairs extends it.")(f)
-    f = click.option("--out", type=click.Path(dir_okay=False), default=None,
+    f = click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_path,
                      help="Write every game record to this JSONL file as it finishes.")(f)
     f = click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
                      help="Seed of the deals and bots.")(f)
@@ -247,7 +248,7 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
     from .stats import Sprt
 
     try:
-        test = Sprt.parse(sprt) if sprt else None
+        test = Sprt.parse(sprt) if sprt is not None else None  # '' is a mistake, not "no SPRT"
     except ValueError as e:  # Sprt.parse only reads the option's text: any ValueError is the text's
         raise OptionError(str(e)) from None
     tallies, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, _match_limit(movetime, iterations),
@@ -274,7 +275,7 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
 @click.argument("specs", nargs=-1, required=True)
 @_run_options
 @_budget_options
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="Draw Elo against search budget to this PNG (specs that differ only in budget; extra [plot]).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Elo table as one JSON object.")
 def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, iterations, plot, as_json):
@@ -287,6 +288,10 @@ def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, it
     pairings = [(x, y) for i, x in enumerate(specs) for y in specs[i + 1:]]
     if plot:
         budgets = _budgets(specs)  # fail before playing, not after
+        try:
+            import matplotlib  # noqa: F401 - checked before the games, drawn after them
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'district-noir-solver[plot]'") from None
     tallies, stop = _run_games(pairings, pairs, seed, _match_limit(movetime, iterations), out, resume,
                                workers or os.cpu_count() or 1, scheduler)
     index = {s: i for i, s in enumerate(specs)}
@@ -400,18 +405,9 @@ def replay(file, index, at_move, compact):
                    else "\nthe record ends before the game does")
 
 
-def _writable_out(ctx, param, value):
-    """--out must be a file in a folder that exists (checked before any work)."""
-    if value is not None:
-        folder = os.path.dirname(os.path.abspath(value))
-        if not os.path.isdir(folder):
-            raise click.BadParameter(f"{value}: the folder {folder} does not exist", param_hint="'--out'")
-    return value
-
-
 @click.command()
 @click.argument("input_file", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=_writable_out,
+@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="Write results here as they finish (default: standard output); ids already in it are "
                    "skipped, so an interrupted run resumes (only output written with the same settings).")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV rather than JSONL.")
