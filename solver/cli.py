@@ -129,9 +129,11 @@ def deal(seed):
               help="game mode: seconds at most (default 300).")
 @click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="game mode: write the whole strategy to FILE, one information set a line (JSON).")
+@click.option("--max-memory-mb", type=Real(1.0, MAX_TT_MB), default=None,
+              help="game mode: refuse trees estimated larger than this many MB (default 4096).")
 @click.option("--force", is_flag=True, help="game mode: solve even when the size estimate exceeds the limits.")
 @moves_option
-def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
+def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, max_memory_mb, force):
     """Solve a round-4 position exactly: the value of every legal move, best first.
 
     With both hands known: each move's outcome (win/draw/loss) and final margin under
@@ -145,8 +147,10 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
         from .cli_equilibrium import solve_game_command
 
         solve_game_command(position_arg(dnp), as_json=as_json, target=target, seconds=seconds,
-                           strategy_file=strategy_file, force=force)
+                           strategy_file=strategy_file, force=force, max_memory_mb=max_memory_mb)
         return
+    if max_memory_mb is not None:
+        raise click.UsageError("--max-memory-mb is for --mode game (the other modes use --tt-mb)")
 
     result = solve_position(position_arg(dnp), tt_mb=tt_mb, mode=mode)
     click.echo(json.dumps(result.to_dict()) if as_json else render_solve(result))
@@ -194,6 +198,10 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
         signal.signal(signal.SIGINT, previous)
     if stop.is_set():
         click.echo(f"interrupted after {result.iterations:,} iterations: the best move found so far", err=True)
+    if not dnp and not as_json:  # no position given: show the one advised on
+        click.echo(f"the built-in example position: {pos}")
+        click.echo(render_board(pos))
+        click.echo()
     click.echo(json.dumps(result.to_dict()) if as_json else render_advice(pos, result))
     return 130 if stop.is_set() else 0
 

@@ -84,8 +84,14 @@ def _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, s
                         except OSError as e:  # a full disk: an output error, the games before it kept
                             raise write_error(out, e) from None
                     tallies[tuple(record["pairing"])].add(record)
-                mean = first.units.mean()
-                progress.advance(note=f"{pairings[0][0]} scores {mean:.3f}" if mean is not None else None)
+                if len(pairings) == 1:
+                    mean = first.units.mean()
+                    note = f"{pairings[0][0]} scores {mean:.3f}" if mean is not None else None
+                else:  # a round robin: the pairing of the game just finished, and its score so far
+                    x, y = record["pairing"]
+                    mean = tallies[(x, y)].units.mean()
+                    note = f"{x} vs {y}" + (f": {x} scores {mean:.3f}" if mean is not None else "")
+                progress.advance(note=note)
                 if sprt is not None:
                     stop = sprt.decision(first.units.penta)
                     if stop is not None:

@@ -234,7 +234,7 @@ def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: 
     if not force:
         if (not est.complete and memory_cap <= time_cap) or est.memory_mb > max_memory_mb:
             raise GameTooBig(f"the game tree does not fit in {max_memory_mb:g} MB: {est.describe()}; "
-                             "give more memory or --force")
+                             "give more memory (--max-memory-mb) or --force")
         if not est.complete or (seconds is not None and 2 * est.seconds_per_iteration > seconds):
             raise GameTooBig(f"the game tree does not fit in {seconds:g} s: {est.describe()}; "
                              "give more time or --force")
@@ -369,13 +369,18 @@ def policy_function(spec: str, seed: int = 0):
     return bot_choice
 
 
-def set_policy(tree: GameTree, choose) -> int:
-    """Fill the tree's policy from `choose(view) -> {move: probability}`; returns the infosets."""
-    n = 0
+def set_policy(tree: GameTree, choose, on_infoset=None) -> int:
+    """Fill the tree's policy from `choose(view) -> {move: probability}`; returns the infosets.
+
+    `on_infoset(done, total)`, if given, is called after each information set (a bot policy
+    can take minutes over a big tree: the caller shows progress)."""
+    n, total = 0, tree.size[2]
     for node, hands, history in _node_views(tree):
         for h, current in hands:
             tree.set_policy(node, h, choose(_view_position(tree, history, current)))
             n += 1
+            if on_infoset is not None:
+                on_infoset(n, total)
     return n
 
 
@@ -408,14 +413,15 @@ class ExploitReport:
 
 def exploitability(position: Position, policy: str = "view", seed: int = 0, target: float = 1e-6,
                    limit: Limit = DEFAULT_LIMIT, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
-                   force: bool = False, solution: GameSolution | None = None) -> ExploitReport:
+                   force: bool = False, solution: GameSolution | None = None, on_infoset=None) -> ExploitReport:
     """The exploitability of `policy` in the round-4 game of `position`.
 
     Policies: `view` (the one-player-view solver's choice at every information set),
     `random` (uniform over the legal moves), or any bot spec whose choice is a function of
     the view and its seed (`greedy`, `ismcts:iterations=N,seed=S`, `pimc:worlds=N`: the bot
     is made afresh with its seed at every information set). The game value comes from
-    solving the game to `target` (or from `solution`).
+    solving the game to `target` (or from `solution`). `on_infoset(done, total)` follows
+    the policy's information sets as they are filled (see `set_policy`).
     """
     start = time.perf_counter()
     choose = policy_function(policy, seed)
@@ -425,7 +431,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
         tree.set_view_policy()  # the same choice as view_choice, computed in one pass over the tree
         n = tree.size[2]
     else:
-        n = set_policy(tree, choose)
+        n = set_policy(tree, choose, on_infoset)
     br_a = tree.best_response(0, True)
     br_b = tree.best_response(1, True)
     value_a = tree.profile_value(True)

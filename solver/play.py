@@ -298,6 +298,8 @@ class PlayLoop(Console):
         if command is not None:
             command(rest.strip())
             return
+        if text == TAKE_TOKEN.lower():  # typed at a prompt, a lowercase t is as clear as T
+            text = TAKE_TOKEN
         token = text if not self.game.needs_hand or text.startswith(HAND_PREFIX) else HAND_PREFIX + text
         if len(token.split()) != 1:
             self.say("error: one move a line (type help for the commands)")
