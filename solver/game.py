@@ -568,34 +568,39 @@ ADVICE_CACHE_SIZE = 64
 
 def _advice(key, budget, max_memory_mb, target, stop=None) -> tuple[dict | None, bool]:
     """(answer or None, complete): `equilibrium_advice` uncached; `complete` is False when
-    `stop` cut it short (the answer is then the last check's, or None)."""
+    `stop` cut it short (the answer is then the last check's, or None).
+
+    The budget is kept inside the compiled loops too: past it they stop, and the answer
+    is the last check's (a batch of iterations that would end late is not waited for).
+    """
     start = time.perf_counter()
+    deadline = start + budget
+    asked = stop.is_set if hasattr(stop, "is_set") else stop
     tree = _tree(_key_view(key))
-    tree.stop_when(stop)
+    tree.stop_when(lambda: (asked is not None and asked()) or time.perf_counter() > deadline)
     best: list[dict] = []
 
     def keep(iterations, expl):  # the answer so far, after each exploitability check
         best[:] = [dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)]
 
-    stopped = False
+    answer, complete = None, True
     try:
         # count no further than what 30 iterations could walk in the budget
         est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
-        if not est.complete or est.memory_mb > max_memory_mb or 30 * est.seconds_per_iteration > budget:
-            return None, True
-        tree.build()
-        left = budget - (time.perf_counter() - start)
-        run_cfr(tree, target, Limit(seconds=max(left, 1e-3)), on_check=keep)
+        if est.complete and est.memory_mb <= max_memory_mb and 30 * est.seconds_per_iteration <= budget:
+            tree.build()
+            left = budget - (time.perf_counter() - start)
+            run_cfr(tree, target, Limit(seconds=max(left, 1e-3)), on_check=keep)
+            answer = best[0]
     except Stopped:
-        stopped = True
-    if not stopped:
-        return best[0], True
+        complete = not (asked is not None and asked())  # out of budget: as complete as it gets
+        answer = dict(best[0], stopped=True) if best and not complete else (best[0] if best else None)
     # The caller is waiting for the answer: the tree's memory (hundreds of MB) is returned in
-    # the background. Here, out of the `except` block, no traceback holds the tree any more.
-    # (This frame lets go of it first, so that the last reference is the background thread's.)
+    # the background. Here, out of the `except` block, no traceback holds the tree any more;
+    # this frame lets go of it first, so that the last reference is the background thread's.
     holder, tree = [tree], None
     threading.Thread(target=_drop, args=(holder,), name="dnoir-free-tree", daemon=True).start()
-    return (dict(best[0], stopped=True) if best else None), False
+    return answer, complete
 
 
 def _drop(holder: list) -> None:
