@@ -445,7 +445,7 @@ class Position:
 
     # -- following a real game from one player's view ------------------------------------
 
-    def deal(self, player, hand) -> "Position":
+    def deal(self, player, hand=None) -> "Position":
         """The view after `player` ('a' or 'b') learns its own hidden hand (a new round's deal).
 
         `hand` is a field of card tokens ('568+2C') or counts per kind. It must have as many

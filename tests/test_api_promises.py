@@ -42,6 +42,14 @@ def test_deal_refuses_a_hand_that_is_not_one(hand):
         view.deal("a", hand)
 
 
+def test_deal_with_no_hand_is_an_input_error():
+    view = Position.parse("5+2 ?????/????? ./. 1 a -")
+    with pytest.raises(ArgumentError):
+        view.deal(None)
+    with pytest.raises(PositionError, match="hand a"):
+        view.deal("a")
+
+
 def test_deal_to_b_only_when_asked():
     view = Position.parse("5+2 ?????/????? ./. 1 a -")
     assert str(view.deal(0, "678+3C")) == str(view.deal("a", "678+3C"))
