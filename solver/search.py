@@ -315,7 +315,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     view = mover_view(pos)
     limit = DEFAULT_LIMIT if limit is None else limit
     if not isinstance(limit, Limit):
-        raise LimitError(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
+        raise _NotALimit(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
     threads, seed, max_nodes, exploration, slice_seconds = _check_arguments(
         threads, seed, max_nodes, exploration, slice_seconds, policy, endgame)
     stopped = _stop_test(stop)
@@ -365,6 +365,10 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     moves, close = recommend(search.move_stats())
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
                   seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close)
+
+
+class _NotALimit(LimitError, TypeError):
+    """A budget that is not a Limit: an input mistake (LimitError), and the TypeError it always was."""
 
 
 def _check_arguments(threads, seed, max_nodes, exploration, slice_seconds, policy, endgame):
