@@ -54,15 +54,15 @@ def solve_game_command(pos, as_json: bool, target: float | None, seconds: float 
     sol = solve_game(pos, target=DEFAULT_TARGET if target is None else target,
                      limit=Limit(seconds=DEFAULT_SECONDS if seconds is None else seconds),
                      max_memory_mb=DEFAULT_MAX_MEMORY_MB if max_memory_mb is None else max_memory_mb, force=force)
-    infosets = _write_strategy(sol, strategy_file) if strategy_file else None
     if as_json:
         out = sol.to_dict()
-        if infosets is not None:
-            out["strategy_infosets"] = infosets
+        if strategy_file:
+            out["strategy_infosets"] = _write_strategy(sol, strategy_file)
         click.echo(json.dumps(out))
     else:
-        click.echo(render_game(pos, sol))
-        if infosets is not None:
+        click.echo(render_game(pos, sol))  # shown before the file is written: a failed write loses nothing
+        if strategy_file:
+            infosets = _write_strategy(sol, strategy_file)
             click.echo(f"strategy: {infosets:,} information sets written to {strategy_file}")
 
 

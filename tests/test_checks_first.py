@@ -55,3 +55,9 @@ def test_out_into_a_missing_folder_is_refused_before_any_game(tmp_path, command)
 @pytest.mark.parametrize("sprt", ["", " ", ","])
 def test_an_empty_sprt_is_refused(sprt):
     refused(dnoir("match", *HEAVY, "--pairs", "1000", "--workers", "1", "--sprt", sprt), "--sprt")
+
+
+def test_a_strategy_file_that_fails_late_loses_no_result():
+    run = dnoir("solve", SMALL, "--mode", "game", "--strategy", "/dev/full")
+    assert run.returncode == 2 and "game, a to move: value" in run.stdout  # the result is shown
+    assert "--strategy: cannot write" in run.stderr and "No space left" in run.stderr
