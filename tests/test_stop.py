@@ -298,3 +298,32 @@ def test_ctrl_c_ends_round_4_advise_with_the_best_answer_so_far():
     assert code == 130, err
     assert "recommended" in out and err.startswith("interrupted after")
     assert waited < PROMPT
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads CPU time from /proc")
+def test_ctrl_c_ends_a_long_pimc_evaluation_within_its_cpu():
+    """The flat Monte Carlo loop looks at Ctrl-C every 256 worlds: after the signal the
+    process spends well under a second of CPU (a million worlds are several seconds)."""
+    code = ("from solver import Position; from solver._pimc import flat_values\n"
+            "deal = Position.random_deal(3); view = deal.view('ab'[deal.to_move])\n"
+            "while True: flat_values(view.core, view.to_move, 1_000_000)\n")
+    startup = _startup_cpu()
+    proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while _cpu_seconds(proc.pid) < startup + 1.0:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        at_signal = _cpu_seconds(proc.pid)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=DEADLINE)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "KeyboardInterrupt" in err
+    total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert total - at_signal < 0.5, (total, at_signal)
