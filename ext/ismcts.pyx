@@ -48,7 +48,9 @@ cdef enum:
     CLOCK_EVERY = 64
 
 
-POLICY_NAMES = ("random", "greedy")  # the names policy_code accepts
+POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
+# Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
+MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node)
 # A tree stops growing its counts here: the root counts every iteration and no node more.
 VISITS_LIMIT = 2**32 - 2**20
@@ -90,6 +92,9 @@ cdef class Searcher:
     cdef Unseen unseen
     cdef Rng rng
     cdef double exploration
+    cdef double opponent_exploration    # at the opponent's decisions
+    cdef double margin_weight
+    cdef bint tuned         # UCB1-Tuned: the exploration term scaled by each child's spread of results
     cdef int policy
     cdef bint started
     cdef uint32_t visits_limit
@@ -129,14 +134,14 @@ cdef class Searcher:
         self.nodes[i].player = player
         return i
 
-    cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c,
-                      int policy) noexcept nogil:
+    cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c_own,
+                      double c_opp, int policy, double mw, bint tuned) noexcept nogil:
         cdef State world
         cdef int32_t path[MAX_DEPTH]
         cdef int depth = 0, i, m, winner, how, p
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried
-        cdef double best_score, score, reward
+        cdef double best_score, score, reward, mean, explore, spread, c
         cdef Node *ch
         cdef Score scores[2]
         sample_world(view, unseen, &world, r)
@@ -145,6 +150,7 @@ cdef class Searcher:
         # selection and expansion
         while world.status == ONGOING:
             mask = legal_mask(&world)
+            c = c_own if world.to_move == unseen.observer else c_opp
             tried = 0
             best_child = NO_NODE
             best_score = -1.0
@@ -154,7 +160,16 @@ cdef class Searcher:
                 if (mask >> ch.move) & 1:
                     tried |= 1u << ch.move
                     ch.avail += 1
-                    score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    mean = ch.reward / ch.visits
+                    explore = log(<double>ch.avail) / ch.visits
+                    if tuned:
+                        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results
+                        # spread as a fair coin's (variance 1/4) explores as UCB1 with c
+                        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean \
+                            + sqrt(2 * explore)
+                        if spread < 0.25:
+                            explore *= 4 * spread
+                    score = mean + mw * ch.margin / ch.visits + c * sqrt(explore)
                     if score > best_score:
                         best_score = score
                         best_child = child
@@ -198,7 +213,8 @@ cdef class Searcher:
             ch.margin += scores[p].total - scores[1 - p].total
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
-              str policy="random"):
+              str policy="random", double margin_weight=0.0, bint tuned=False,
+              opponent_exploration=None):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, or an
@@ -207,6 +223,13 @@ cdef class Searcher:
         """
         if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
+        if opponent_exploration is None:
+            opponent_exploration = exploration
+        if not (0 <= opponent_exploration <= MAX_EXPLORATION):  # False for NaN too
+            raise ValueError(f"opponent_exploration: {opponent_exploration!r} is out of range "
+                             f"(0 to {MAX_EXPLORATION:g})")
+        if not (0 <= margin_weight <= 1):
+            raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
         if view.s.status != ONGOING:
             raise ValueError("the game is over")
         if view.s.to_move != observer:
@@ -216,6 +239,10 @@ cdef class Searcher:
         self.root = view.s
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         self.exploration = exploration
+        self.opponent_exploration = opponent_exploration
+        # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
+        self.margin_weight = margin_weight / MARGIN_SCALE
+        self.tuned = tuned
         self.policy = policy_code(policy)
         self.n_nodes = 0
         self.new_node(0, 1 - observer)
@@ -240,7 +267,8 @@ cdef class Searcher:
         with nogil:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
-                self.iterate(&self.root, &self.unseen, &self.rng, self.exploration, self.policy)
+                self.iterate(&self.root, &self.unseen, &self.rng, self.exploration,
+                             self.opponent_exploration, self.policy, self.margin_weight, self.tuned)
                 done += 1
                 if budget > 0 and done >= budget:
                     break

@@ -10,12 +10,13 @@ least, so that what it gives away is worth least to a taker.
 from libc.stdint cimport uint32_t
 from rng cimport Rng, rng_below
 from state cimport (
-    State, NKINDS, KIND_C, MOVE_TAKE, TAKE_SIZE, legal_mask, random_move,
+    State, NKINDS, KIND_C, MOVE_TAKE, TAKE_SIZE, DN_POPCOUNT, legal_mask, nth_move, random_move,
 )
 
 cdef enum:
     POLICY_RANDOM = 0
     POLICY_GREEDY = 1
+    POLICY_TAKER = 2
 
 
 cdef inline int card_worth(const State *s, int p, int kind) noexcept nogil:
@@ -62,8 +63,50 @@ cdef inline int greedy_move(const State *s) noexcept nogil:
     return best
 
 
+cdef inline int city_win_take(const State *s, int p) noexcept nogil:
+    """1 if taking now gives player p the third city (the immediate win)."""
+    cdef int n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
+    cdef int i, cities = s.coll[p][KIND_C]
+    for i in range(s.line_len - n, s.line_len):
+        cities += s.line[i] == KIND_C
+    return cities == 3
+
+
+cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
+    """Random plays, but a take that follows what the line is worth to the taker.
+
+    A uniform playout takes at a random turn, on average after one or two plays, whatever the
+    line holds; players wait for a line worth taking. So: the take that wins three cities at
+    once always; otherwise the take with probability 1/2 when the reachable cards are worth
+    at least 16 quarter points to the mover (greedy's threshold), 1/16 when they are worth
+    nothing or less, 1/8 between; a card kind from the hand uniformly otherwise.
+    """
+    cdef uint32_t mask = legal_mask(s)
+    cdef uint32_t plays
+    cdef int p = s.to_move, w
+    if mask == 0:
+        return -1
+    if (mask >> MOVE_TAKE) & 1:
+        plays = mask & ~(1u << MOVE_TAKE)
+        if plays == 0 or city_win_take(s, p):
+            return MOVE_TAKE
+        w = take_worth(s, p)
+        if w >= 16:
+            if rng_below(r, 2) == 0:
+                return MOVE_TAKE
+        elif w <= 0:
+            if rng_below(r, 16) == 0:
+                return MOVE_TAKE
+        elif rng_below(r, 8) == 0:
+            return MOVE_TAKE
+        mask = plays
+    return nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
+
+
 cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
-    """The next playout move under `policy` (POLICY_RANDOM or POLICY_GREEDY)."""
+    """The next playout move under `policy` (POLICY_RANDOM, POLICY_GREEDY or POLICY_TAKER)."""
+    if policy == POLICY_TAKER:
+        return taker_move(s, r)
     if policy == POLICY_GREEDY:
         # a little randomness keeps greedy playouts from repeating one line
         if rng_below(r, 8) == 0:
@@ -73,9 +116,11 @@ cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
 
 
 cdef inline int policy_code(str name) except -1:
-    """The code of the playout policy named 'random' or 'greedy'; ValueError for any other name."""
+    """The code of the playout policy named 'random', 'greedy' or 'taker'; ValueError for any other name."""
     if name == "random":
         return POLICY_RANDOM
     if name == "greedy":
         return POLICY_GREEDY
-    raise ValueError(f"unknown playout policy {name!r} (random or greedy)")
+    if name == "taker":
+        return POLICY_TAKER
+    raise ValueError(f"unknown playout policy {name!r} (random, greedy or taker)")

@@ -153,6 +153,9 @@ def render_advice(pos, advice) -> str:
         out.append(f"close call: {', '.join(advice.close_call)} cannot be separated by the evidence "
                    "(expected scores within 1.96 standard errors); give more time or iterations")
     out.append(f"recommended: {advice.rule}")
+    if advice.config is not None:
+        name = f" ({advice.config.name})" if advice.config.name else ""
+        out.append(f"search{name}: {advice.config.assumes}")
     out.append(f"iterations {advice.iterations:,}  {advice.iterations_per_second:,.0f} per second  "
                f"threads {advice.threads}  time {advice.seconds:.2f} s")
     return "\n".join(out)

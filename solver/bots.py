@@ -30,7 +30,8 @@ from .cards import Move
 from .errors import SpecError
 from .limit import Limit
 from .position import Position
-from .search import DEFAULT_EXPLORATION, DEFAULT_POLICY, advise, thread_seed
+from .search import DEFAULT_POLICY, advise, thread_seed
+from .searchconfig import PRESETS
 
 
 @dataclass(frozen=True)
@@ -141,14 +142,17 @@ class IsmctsBot(Bot):
     """
 
     KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", MIN_SECONDS, MAX_SECONDS),
-            "threads": Key("whole", 1, MAX_THREADS), "policy": POLICY,
-            "exploration": Key("real", 0.0, MAX_EXPLORATION), "seed": SEED}
+            "threads": Key("whole", 1, MAX_THREADS), "search": Key("choice", choices=tuple(PRESETS)),
+            "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
+            "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
+            "tuned": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
-                 threads: int = 1, policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION,
-                 limit: Limit | None = None):
+                 threads: int = 1, search: str = "default", policy: str | None = None,
+                 exploration: float | None = None, opponent_exploration: float | None = None,
+                 margin: float | None = None, tuned: int | None = None, limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -157,14 +161,20 @@ class IsmctsBot(Bot):
         if self.limit.infinite:
             raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
-        self.policy = POLICY.read("policy", policy)
-        self.exploration = keys["exploration"].read("exploration", exploration)
+        given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
+                     margin=margin, tuned=tuned)
+        settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
+        if "tuned" in settings:
+            settings["tuned"] = bool(settings["tuned"])
+        if "margin" in settings:
+            settings["margin_weight"] = settings.pop("margin")
+        self.config = PRESETS[keys["search"].read("search", search)].replace(**settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
 
     def choose(self, view: Position, limit: Limit | None = None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move."""
         advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
-                        policy=self.policy, exploration=self.exploration)
+                        config=self.config)
         return Move.parse(advice.best)
 
 
@@ -212,7 +222,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, policy=random|greedy, exploration=0 to 100, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -21,20 +21,21 @@ import traceback
 
 import click
 
-from ._ismcts import NODE_BYTES, POLICY_NAMES
+from ._ismcts import NODE_BYTES
 from .board import render_advice, render_board, render_score, render_solve
 from .bounds import (
-    MAX_ITERATIONS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
+    MAX_EXPLORATION, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
     Real, Whole, whole,
 )
 from .cli_bench import bench
-from .cli_common import PositionArgsCommand, moves_option, output_path, position_arg
+from .cli_common import PositionArgsCommand, moves_option, output_path, position_arg, search_options
 from .cli_equilibrium import exploit
 from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
 from .errors import DnoirError
-from .search import DEFAULT_MAX_NODES, DEFAULT_POLICY, memory_bound_mb
+from .search import DEFAULT_MAX_NODES, memory_bound_mb
+from .limit import Limit
 from .position import EXAMPLE_DNP, Position
 
 
@@ -166,14 +167,13 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, max_memory_
               help="Search threads, one tree each (default: every core).")
 @click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
               help="Seed of the sampled worlds and playouts.")
-@click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
-              help="Playout policy.")
+@search_options
 @click.option("--max-nodes", type=Whole(MIN_NODES, MAX_NODES), default=DEFAULT_MAX_NODES, show_default=True,
               help=f"Tree nodes in all threads together; memory is bounded by "
                    f"{NODE_BYTES} bytes a node ({memory_bound_mb():.0f} MB at the default).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @moves_option
-def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
+def advise(dnp, seconds, iterations, threads, seed, config, max_nodes, as_json):
     """Advise the side to move: every legal move with its share of the search, estimated
     score (win probability, draws as 1/2) and mean margin, best first.
 
@@ -185,7 +185,6 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
     import signal
     import threading
 
-    from .limit import Limit
     from .search import advise as advise_position
 
     pos = position_arg(dnp, default=EXAMPLE_DNP)
@@ -193,7 +192,7 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
     previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
     try:
         result = advise_position(pos, Limit.given(seconds, iterations), threads=threads, seed=seed,
-                                 policy=policy, max_nodes=max_nodes, stop=stop)
+                                 config=config, max_nodes=max_nodes, stop=stop)
     finally:
         signal.signal(signal.SIGINT, previous)
     if stop.is_set():
@@ -209,13 +208,16 @@ def advise(dnp, seconds, iterations, threads, seed, policy, max_nodes, as_json):
 @cli.command()
 @click.option("--threads", type=Whole(1, MAX_THREADS), default=1, show_default=True,
               help="Search threads.")
-@click.option("--policy", type=click.Choice(POLICY_NAMES), default=DEFAULT_POLICY, show_default=True,
-              help="Playout policy.")
-def engine(threads, policy):
-    """Speak the engine protocol (NOTATION.md) on stdin/stdout, for arenas and GUIs."""
+@search_options
+@click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
+              help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
+                   "than searched [default: the engine's EXACT_MIN_SECONDS].")
+def engine(threads, config, exact_from_ms):
+    """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     from .engine import Engine
 
-    Engine(threads=threads, policy=policy).run(sys.stdin)
+    exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
+    Engine(threads=threads, config=config, exact_from=exact_from).run(sys.stdin)
 
 
 # The commands of the leaf modules, added to the root (the leaves never import this module).

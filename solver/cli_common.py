@@ -10,11 +10,15 @@ argument is taken as the position, not as an option (see `PositionArgsCommand`).
 
 from __future__ import annotations
 
+import functools
 import os
 
 import click
 
+from ._ismcts import POLICY_NAMES
+from .bounds import MAX_EXPLORATION, Real
 from .position import Position
+from .searchconfig import PRESETS, SearchConfig
 
 MOVES_KEY = "dnoir.moves"
 
@@ -84,6 +88,43 @@ def moves_option(f):
                              "new hand at a round start, e.g. \"8 -1 T\".")(f)
 
 
+def search_options(command):
+    """The options of a command that searches: a preset (`--search`) and the settings that
+    replace its fields (solver.searchconfig). The command receives one `config`."""
+    options = [
+        click.option("--search", "preset", type=click.Choice(tuple(PRESETS)), default="default", show_default=True,
+                     help="The search configuration to start from: 'default' (the strongest tested, "
+                          "bench/STRENGTH.md) or '388581d' (the search as that commit shipped it)."),
+        click.option("--policy", type=click.Choice(POLICY_NAMES), default=None,
+                     help="Playout policy [default: the preset's]."),
+        click.option("--exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
+                     help="The UCB exploration constant at the mover's decisions [default: the preset's]."),
+        click.option("--opponent-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
+                     help="The exploration constant at the opponent's decisions [default: the preset's]."),
+        click.option("--margin", type=Real(0.0, 1.0), default=None,
+                     help="Weight of the final margin in the selection: a margin of 40 points counts as "
+                          "this fraction of a win [default: the preset's]."),
+        click.option("--tuned/--no-tuned", default=None,
+                     help="UCB1-Tuned selection: a move's exploration shrinks with the spread of its "
+                          "results [default: the preset's]."),
+    ]
+
+    def build(callback):
+        @functools.wraps(callback)  # keeps the options click has already attached to it
+        def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, **kwargs):
+            config = PRESETS[preset].replace(policy=policy, exploration=exploration,
+                                             opponent_exploration=opponent_exploration,
+                                             margin_weight=margin, tuned=tuned)
+            return callback(*args, config=config, **kwargs)
+
+        wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+
+    return build(command)
+
+
 def output_path(ctx, param, value):
     """A click callback for an option that names an output file: checked when the command
     line is read, before any game, iteration or question, so that a run never fails at
@@ -109,3 +150,7 @@ def check_output_path(path: str, option: str) -> None:
         why = f"the folder {folder} cannot be written"
     if why is not None:
         raise click.BadParameter(f"cannot write {path}: {why}", param_hint=f"'{option}'")
+
+
+__all__ = ["MOVES_KEY", "PositionArgsCommand", "SearchConfig", "check_output_path", "moves_option", "output_path",
+           "position_arg", "search_options"]

@@ -47,12 +47,15 @@ from .errors import DnoirError, ProtocolError
 from .limit import MS_PER_SECOND, Limit
 from .notation import ROUNDS
 from .position import Position
-from .search import DEFAULT_EXPLORATION, DEFAULT_MAX_NODES, DEFAULT_POLICY, advise
+from .search import DEFAULT_CONFIG, DEFAULT_MAX_NODES, advise
+from .searchconfig import SearchConfig
 
 # The budget of a `go` that gives no movetime, iterations or infinite.
 DEFAULT_LIMIT = Limit(seconds=1.0)
-# The search ends this long before movetime, leaving room to rank the moves and answer.
-SAFETY_SECONDS = 0.02
+# The search ends this long before movetime, leaving room to rank the moves and answer. Ranking
+# and answering take about a millisecond; 20 ms (up to 388581d) left a fifth of a 100 ms move
+# unused (bestmove came at 81 ms, median of 30 moves), 5 ms leaves room for a slice's overrun.
+SAFETY_SECONDS = 0.005
 # Length of one search slice: the longest a running search takes to notice `stop`.
 SLICE_SECONDS = 0.015
 # At most one progress `info` line this often.
@@ -194,16 +197,22 @@ class _Running:
 class Engine:
     """One engine session; `handle(line)` answers one command, False once `quit` is read.
 
-    `threads` and `policy` are the starting values of the Threads and Policy options.
+    `threads` is the starting value of the Threads option, and `config` (solver.searchconfig)
+    the search's settings, whose policy and exploration are the starting values of the
+    Policy and Exploration options; `exact_from` (seconds, default EXACT_MIN_SECONDS) is the shortest movetime at which a
+    round-4 position is solved exactly rather than searched.
     """
 
-    def __init__(self, out=None, threads: int = 1, policy: str = DEFAULT_POLICY):
+    def __init__(self, out=None, threads: int = 1, config: SearchConfig = DEFAULT_CONFIG,
+                 exact_from: float | None = None):
         self.out = out if out is not None else sys.stdout
+        self.exact_from = EXACT_MIN_SECONDS if exact_from is None else exact_from
+        self.config = config
         self.options = {o.name.lower(): o for o in (
             Option("Threads", "spin", threads, 1, MAX_THREADS),
             Option("Hash", "spin", HASH_DEFAULT_MB, HASH_MIN_MB, HASH_MAX_MB),
-            Option("Policy", "combo", policy, choices=tuple(POLICY_NAMES)),
-            Option("Exploration", "string", DEFAULT_EXPLORATION, 0.0, MAX_EXPLORATION),
+            Option("Policy", "combo", config.policy, choices=tuple(POLICY_NAMES)),
+            Option("Exploration", "string", config.exploration, 0.0, MAX_EXPLORATION),
         )}
         self.settings = {o.name: o.default for o in self.options.values()}
         self.position: Position | None = None
@@ -337,7 +346,7 @@ class Engine:
             if asked.seconds is not None:  # what is left of movetime once the answer is allowed for
                 left = start + asked.seconds - SAFETY_SECONDS - time.perf_counter()
                 limit = replace(asked, seconds=max(MIN_SECONDS, left))
-            exact = pos.round == ROUNDS and (asked.seconds is None or asked.seconds >= EXACT_MIN_SECONDS)
+            exact = pos.round == ROUNDS and (asked.seconds is None or asked.seconds >= self.exact_from)
             max_nodes = min(MAX_NODES, max(MIN_NODES, settings["Hash"] * BYTES_PER_MB // NODE_BYTES))
             last_info = [start]
 
@@ -352,7 +361,7 @@ class Engine:
             advice = advise(pos, limit, threads=settings["Threads"],
                             seed=limits.seed, policy=settings["Policy"], exploration=settings["Exploration"],
                             max_nodes=max_nodes, exact=exact, on_progress=progress, stop=stop,
-                            slice_seconds=SLICE_SECONDS)
+                            slice_seconds=SLICE_SECONDS, config=self.config)
             top = advice.moves[0]
             figures = f"best {top.move} expected {top.expected:.4f}"
             if top.margin is not None:

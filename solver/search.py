@@ -18,21 +18,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ._ismcts import NODE_BYTES, Searcher
-from .bounds import (MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS, MAX_THREADS, MIN_NODES,
-                     real, whole)
+from .bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_THREADS, real, whole
 from .cards import Move
 from .endgame import solve
 from .errors import ArgumentError, LimitError
 from .limit import Limit
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
+from .searchconfig import PRESETS, SearchConfig
 
-DEFAULT_MAX_NODES = 2_000_000
+# The search settings and their defaults live in solver.searchconfig; these name the default's.
+DEFAULT_CONFIG = PRESETS["default"]
+DEFAULT_MAX_NODES = DEFAULT_CONFIG.max_nodes
+DEFAULT_EXPLORATION = DEFAULT_CONFIG.exploration
+DEFAULT_POLICY = DEFAULT_CONFIG.policy
 # The seeds `advise` takes: any 64-bit seed (bots derive theirs by splitmix64); the CLI and
 # the records keep to solver.bounds.MAX_SEED.
 MAX_SEARCH_SEED = 2**64 - 1
-DEFAULT_EXPLORATION = 0.7
-DEFAULT_POLICY = "random"
 SLICE_SECONDS = 0.1
 # The budget of `advise` when none is given.
 DEFAULT_LIMIT = Limit(seconds=1.0)
@@ -135,6 +137,7 @@ class Advice:
     close_call: list[str] = field(default_factory=list)
     method: str = "ismcts"  # 'ismcts', or in round 4 'equilibrium' or 'view'
     exploitability: float | None = None  # of the equilibrium answer
+    config: SearchConfig | None = None  # the search's settings (None for an exact answer)
 
     @property
     def rule(self) -> str:
@@ -159,7 +162,8 @@ class Advice:
                     moves=[m.to_dict() for m in self.moves],
                     iterations=self.iterations, seconds=round(self.seconds, 6),
                     iterations_per_second=round(self.iterations_per_second, 1),
-                    threads=self.threads, worlds=self.worlds)
+                    threads=self.threads, worlds=self.worlds,
+                    search=None if self.config is None else self.config.to_dict())
 
 
 def thread_seed(seed: int, index: int) -> int:
@@ -191,16 +195,17 @@ class IsmctsSearch:
     1000
     """
 
-    def __init__(self, view: Position, threads: int = 1, seed: int = 0, policy: str = DEFAULT_POLICY,
-                 exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES):
-        if threads < 1:
-            raise ValueError("threads must be at least 1")
+    def __init__(self, view: Position, threads: int = 1, seed: int = 0, config: SearchConfig = DEFAULT_CONFIG):
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ArgumentError(f"threads: {threads!r} is not a whole number of at least 1")
         self.view = mover_view(view)
+        self.config = config
         state = self.view.core
-        self.searchers = [Searcher(max_nodes=max(1, max_nodes // threads)) for _ in range(threads)]
+        self.searchers = [Searcher(max_nodes=max(1, config.max_nodes // threads)) for _ in range(threads)]
         for i, searcher in enumerate(self.searchers):
-            searcher.start(state, self.view.to_move, seed=thread_seed(seed, i),
-                           exploration=exploration, policy=policy)
+            searcher.start(state, self.view.to_move, seed=thread_seed(seed, i), exploration=config.exploration,
+                           opponent_exploration=config.opponent, policy=config.policy,
+                           margin_weight=config.margin_weight, tuned=config.tuned)
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 
     def close(self):
@@ -286,9 +291,9 @@ def _move_stats(move: str, visits: int, reward: float, margin: float, draws: int
 
 
 def advise(pos: Position, limit: Limit | None = None, threads: int | None = None, seed: int = 0,
-           policy: str = DEFAULT_POLICY, exploration: float = DEFAULT_EXPLORATION, max_nodes: int = DEFAULT_MAX_NODES,
+           policy: str | None = None, exploration: float | None = None, max_nodes: int | None = None,
            exact: bool = True, on_progress=None, stop=None, endgame: str = "auto",
-           slice_seconds: float = SLICE_SECONDS) -> Advice:
+           slice_seconds: float = SLICE_SECONDS, config: SearchConfig | None = None) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
     `limit` is the budget (solver.limit; default DEFAULT_LIMIT, 1 s): iterations
@@ -297,6 +302,8 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     slices of `slice_seconds`; after each one `on_progress(search)` is called and `stop`
     (a `threading.Event` or a callable returning True to stop) is checked, so another
     thread can end the search early with the best move so far. At least one slice runs.
+    `config` is the search's settings (default DEFAULT_CONFIG, the strongest tested);
+    `policy`, `exploration` and `max_nodes`, when given, replace those fields of it.
     In round 4 the answer is exact, unless `exact` is False. With `endgame` 'auto' it is the
     equilibrium of the hidden-information game (solver.game) when its tree can be solved
     within the limit's seconds (1 s when it has none), and otherwise, or with `endgame`
@@ -316,8 +323,10 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     limit = DEFAULT_LIMIT if limit is None else limit
     if not isinstance(limit, Limit):
         raise _NotALimit(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
-    threads, seed, max_nodes, exploration, slice_seconds = _check_arguments(
-        threads, seed, max_nodes, exploration, slice_seconds, policy, endgame)
+    threads, seed, slice_seconds = _check_arguments(threads, seed, slice_seconds, endgame)
+    # policy, exploration and max_nodes are checked by SearchConfig (ArgumentError names the field)
+    config = (DEFAULT_CONFIG if config is None else config).replace(
+        policy=policy, exploration=exploration, max_nodes=max_nodes)
     stopped = _stop_test(stop)
     start = time.perf_counter()
     if view.round == ROUNDS and exact and endgame == "auto":
@@ -340,8 +349,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
                       exact=True, threads=1, worlds=result.worlds, method="view")
     # an infinite search is a fixed number of iterations too large to end before `stop`
     iterations = MAX_ITERATIONS if limit.infinite else limit.iterations
-    search = IsmctsSearch(view, threads=threads, seed=seed, policy=policy, exploration=exploration,
-                          max_nodes=max_nodes)
+    search = IsmctsSearch(view, threads=threads, seed=seed, config=config)
     deadline = start + limit.seconds if limit.seconds is not None else None
     try:
         while True:
@@ -364,32 +372,28 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
         search.close()
     moves, close = recommend(search.move_stats())
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
-                  seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close)
+                  seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close,
+                  config=config)
 
 
 class _NotALimit(LimitError, TypeError):
     """A budget that is not a Limit: an input mistake (LimitError), and the TypeError it always was."""
 
 
-def _check_arguments(threads, seed, max_nodes, exploration, slice_seconds, policy, endgame):
-    """`advise`'s numeric arguments checked against the CLI's ranges (ArgumentError names the one)."""
-    from ._ismcts import POLICY_NAMES
-
+def _check_arguments(threads, seed, slice_seconds, endgame):
+    """`advise`'s own arguments checked against the CLI's ranges (ArgumentError names the one);
+    the search settings are SearchConfig's to check."""
     try:
         if threads is None:
             threads = os.cpu_count() or 1
         threads = whole("threads", threads, 1, MAX_THREADS)
         seed = whole("seed", seed, 0, MAX_SEARCH_SEED)
-        max_nodes = whole("max_nodes", max_nodes, MIN_NODES, MAX_NODES)
-        exploration = real("exploration", exploration, 0.0, MAX_EXPLORATION)
         slice_seconds = real("slice_seconds", slice_seconds, 1e-6, MAX_SECONDS)
     except ValueError as e:
         raise ArgumentError(f"advise: {e}") from None
-    if policy not in POLICY_NAMES:
-        raise ArgumentError(f"advise: policy {str(policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
     if endgame not in ("auto", "view"):
         raise ArgumentError(f"advise: endgame must be 'auto' or 'view', not {str(endgame)[:40]!r}")
-    return threads, seed, max_nodes, float(exploration), float(slice_seconds)
+    return threads, seed, float(slice_seconds)
 
 
 def _stop_test(stop):
