@@ -28,7 +28,7 @@ def signature(solve_positions: int = 30, searches: int = 3, iterations: int = 20
         deal = Position.random_deal(7000 + k)
         search = IsmctsSearch(deal.view("ab"[deal.to_move]), threads=1, seed=k)
         search.run(iterations=iterations)
-        best_visits += max(stats[0] for stats in search.root_stats().values())
+        best_visits += max(stats.visits for stats in search.root_stats().values())
         search.close()
     perft = Position.random_deal(42).perft(6)
     return dict(solver_nodes=solve_nodes, ismcts_best_visits=best_visits, perft6=perft,

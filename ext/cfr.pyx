@@ -7,7 +7,7 @@ position states) and the 3 removed cards are dealt uniformly from the cards not 
 Chance acts at the root only; afterwards every action is public (a play shows its card),
 so the game is a public tree in which the acting player holds a strategy per private hand.
 
-Facts the solver relies on (RULES.md):
+Facts the solver relies on (docs/rules.md):
 - the cards a player holds at a public node are its initial hand minus the cards it
   played, which are public: an information set is (own initial hand, public node);
 - once both players have taken in round 4, or a take completes three cities, the result

@@ -16,8 +16,9 @@ from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
     HAND_SIZE, TAKE_SIZE, LINE_START, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome,
-    deal_game, update_hand_masks, hand_size, state_problem, NCARDS,
+    deal_game, update_hand_masks, hand_size, state_problem, NCARDS, DNOIR_CHECKED, kind_value, score_player,
 )
+from libc.string cimport memset as _memset
 from cpython.exc cimport PyErr_CheckSignals
 
 HOW_NAMES = ("points", "tie-break", "city", "draw")
@@ -55,16 +56,39 @@ cdef int perft_c(const State *s, int depth, uint64_t *total, uint64_t *interior)
 
 # The rule constants of ext/state.pxd, for Python: solver.cards and solver.notation read
 # them from here, so that a rule change is a change in ext/state.pxd alone. KINDS names the
-# kinds in index order (RULES.md's cards; NOTATION.md's tokens).
+# kinds in index order (docs/rules.md's cards; docs/notation.md's tokens).
 KINDS = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
 RULE_CONSTANTS = dict(
     NKINDS=NKINDS, NCARDS=NCARDS, COMPOSITION=tuple(DN_COMPOSITION[k] for k in range(NKINDS)),
     HAND_SIZE=HAND_SIZE, TAKE_SIZE=TAKE_SIZE, ACTIONS_PER_ROUND=ACTIONS_PER_ROUND,
     ROUNDS=LAST_ROUND, REMOVED=REMOVED, LINE_START=LINE_START,
 )
+
+
+cdef int _max_margin() noexcept:
+    """The largest point margin the scoring allows, by the one scoring rule (score_player):
+    one player holds every support and alliance (every majority, every set), the other
+    every betrayal."""
+    cdef State s
+    cdef Score mine, theirs
+    cdef int k
+    _memset(&s, 0, sizeof(State))
+    for k in range(NKINDS):
+        if kind_value(k) > 0:
+            s.coll[0][k] = DN_COMPOSITION[k]
+        elif kind_value(k) < 0:
+            s.coll[1][k] = DN_COMPOSITION[k]
+    score_player(&s, 0, &mine)
+    score_player(&s, 1, &theirs)
+    return mine.total - theirs.total
+
+
+RULE_CONSTANTS["MAX_MARGIN"] = _max_margin()
 # the same as module attributes (the C names above are compile-time constants in this file)
 globals().update(RULE_CONSTANTS)
 PLAYERS = "ab"  # the players' names (0 and 1), as the reasons of position_problem give them
+# True in the checked build (setup.py, DNOIR_CHECKED=1): every move checks the state it leaves.
+CHECKED = bool(DNOIR_CHECKED)
 
 
 cdef uint8_t _byte(str field, object value, int low, int high) except? 255:
@@ -124,7 +148,7 @@ cdef void set_status(State *s) noexcept nogil:
 cdef object position_fields_problem(State *s, line, hands, hand_sizes, colls, round, to_move,
                                     taken, deck, removed):
     """Fill s from the fields of a position and return the first rule they break, as
-    (field, reason), or None when a legal game reaches them (NOTATION.md's list).
+    (field, reason), or None when a legal game reaches them (docs/notation.md's list).
 
     This is the one consistency check of a position (Stockfish's `pos_is_ok`): the card
     counts against the composition, the deck and removed sizes, the actions of the round,
@@ -401,6 +425,20 @@ cdef class CoreState:
         apply_move(&c.s, move)
         return c
 
+    def _play_unchecked(self, int move):
+        """The checked build's own test only: `move` applied without asking whether it is
+        legal (a card not in hand, a second take), so that the state breaks an invariant and
+        the checked build aborts the process. RuntimeError in a normal build, which would
+        keep the broken state."""
+        if not DNOIR_CHECKED:
+            raise RuntimeError("_play_unchecked exists for the checked build (DNOIR_CHECKED=1) only")
+        if self.s.status != ONGOING or move < 0 or move >= NMOVES or self.s.line_len >= LINE_MAX:
+            raise ValueError(f"move {move} would write outside the state")
+        cdef CoreState c = CoreState.__new__(CoreState)
+        c.s = self.s
+        apply_move(&c.s, move)
+        return c
+
     def play_unseen(self, int move):
         """`play` for a side to move whose hand is unknown (held as empty): a play takes one
         card of that kind from the unseen cards (the caller checks that one is left), a take
@@ -434,6 +472,25 @@ cdef class CoreState:
         c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
         return c
 
+    def view_flags(self, int player, bint own_hidden):
+        """(`view(player)`, flags), in one call: bit q of flags is set when hand q of the view is hidden
+        and holds cards (the other hand always is hidden; `player`'s own when own_hidden)."""
+        cdef CoreState c = CoreState.__new__(CoreState)
+        cdef int other = 1 - player
+        cdef int flags
+        if player != 0 and player != 1:
+            raise ValueError(f"player must be 0 or 1, not {player}")
+        c.s = self.s
+        memset(c.s.hand[other], 0, NKINDS)
+        c.s.hand_mask[other] = 0
+        memset(c.s.deck, 0, DECK_MAX)
+        memset(c.s.removed, 0, REMOVED)
+        c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
+        flags = (hand_size(&c.s, other) > 0) << other
+        if own_hidden and hand_size(&c.s, player) > 0:
+            flags |= 1 << player
+        return c, flags
+
     def outcome(self):
         """(winner, how, score_a, score_b) as if the game ended now.
 
@@ -449,6 +506,21 @@ cdef class CoreState:
             (scores[0].majorities, scores[0].sets, scores[0].alliances, scores[0].betrayals, scores[0].total),
             (scores[1].majorities, scores[1].sets, scores[1].alliances, scores[1].betrayals, scores[1].total),
         )
+
+    def outcome_key(self):
+        """One whole number that determines `outcome()` and whether the game is over (the
+        score parts of both players, the winner, how, and the status), so that a caller can
+        keep the objects it builds from an outcome by this key: cheaper than the tuples."""
+        cdef Score scores[2]
+        cdef int how = 0
+        cdef int winner = game_outcome(&self.s, scores, &how)
+        cdef uint64_t key = (<uint64_t>winner) | (<uint64_t>how << 2) | (<uint64_t>(self.s.status != ONGOING) << 4)
+        cdef int p
+        for p in range(2):
+            # each part is at most 5 x 8 (26 majorities, 25 sets, 18 alliances, 17 betrayals)
+            key |= (<uint64_t>(scores[p].majorities | (scores[p].sets << 6) | (scores[p].alliances << 12)
+                               | (scores[p].betrayals << 18))) << (5 + 24 * p)
+        return key
 
     def unseen_counts(self, int observer):
         """Counts per kind of the cards `observer` cannot see: the other hand, the deck, the removed.

@@ -21,16 +21,26 @@ decides the game from a node, so the table stays valid across solves and across 
 worlds of a one-player-view solve.
 """
 
-from libc.stdint cimport uint8_t, int16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, int16_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from rng cimport splitmix64
 from solver._core cimport CoreState
 from state cimport (
-    State, Score, NKINDS, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
-    ONGOING, OVER_CITY, DRAW, DN_POPCOUNT, legal_mask, legal_moves, apply_move, game_outcome,
-    update_hand_masks,
+    State, Score, NKINDS, KIND_C, HAND_SIZE, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
+    LINE_MAX, ONGOING, OVER_CITY, DRAW, legal_mask, legal_moves, apply_move, game_outcome,
+    update_hand_masks, kind_value,
 )
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define DN_CLZ(x) __builtin_clz(x)
+    #else
+    static inline int DN_CLZ(unsigned x) { int n = 0; while (!(x & 0x80000000u)) { x <<= 1; n++; } return n; }
+    #endif
+    """
+    int DN_CLZ(uint32_t x) nogil
 
 cdef enum:
     RANK = 1024
@@ -78,72 +88,166 @@ ctypedef struct Table:
     bint use_tt
 
 
-# Zobrist keys: hand and collection counts, the reachable line by distance from its newest
-# end, the side to move, the taken flags. Filled once at import from splitmix64.
+# Zobrist keys: hand and collection counts, the reachable line by its position in the line,
+# the side to move, the taken flags. Filled once at import from splitmix64.
 cdef uint64_t Z_HAND[2][NKINDS][8]
 cdef uint64_t Z_COLL[2][NKINDS][16]
-cdef uint64_t Z_LINE[REACH_MAX][NKINDS]
+cdef uint64_t Z_LINE[LINE_MAX][NKINDS]
 cdef uint64_t Z_TO_MOVE[3]
 cdef uint64_t Z_TAKEN[4]
+cdef uint64_t Z_SIDE            # Z_TO_MOVE[0] ^ Z_TO_MOVE[1]: a move passes the turn
+# The points a collected card of each kind adds to its owner's total outside the
+# majorities and sets: alliances count for, betrayals against.
+cdef int FLAT[NKINDS]
+# settled_value's tables: MAJORITY[k][a | b << 4] is what kind k's majority adds to the
+# margin of the player holding a cards of it against one holding b (k + 5, -(k + 5) or
+# 0), and SETS[x] five points for each complete set in the support counts x (kinds 0..3
+# packed 4 bits a kind, as in Node.coll)
+cdef int8_t MAJORITY[4][256]
+cdef int8_t SETS[65536]
 
 
 cdef void _init_keys():
+    global Z_SIDE
     cdef uint64_t x = 0x5EED_D15C_0000_0001
-    cdef int p, k, c, d
+    cdef int p, k, c, d, a, b, y, low
     for p in range(2):
         for k in range(NKINDS):
             for c in range(8):
                 Z_HAND[p][k][c] = splitmix64(&x)
             for c in range(16):
                 Z_COLL[p][k][c] = splitmix64(&x)
-    for d in range(REACH_MAX):
+    for d in range(LINE_MAX):
         for k in range(NKINDS):
             Z_LINE[d][k] = splitmix64(&x)
     for p in range(3):
         Z_TO_MOVE[p] = splitmix64(&x)
     for p in range(4):
         Z_TAKEN[p] = splitmix64(&x)
+    Z_SIDE = Z_TO_MOVE[0] ^ Z_TO_MOVE[1]
+    for k in range(NKINDS):
+        FLAT[k] = kind_value(k) if 4 <= k < KIND_C else 0
+    for k in range(4):
+        for a in range(16):
+            for b in range(16):
+                MAJORITY[k][a | (b << 4)] = (k + 5) * ((a > b) - (b > a))
+    for y in range(65536):
+        low = 15
+        for k in range(4):
+            low = min(low, (y >> (4 * k)) & 15)
+        SETS[y] = 5 * low
 
 
 _init_keys()
 
 
-cdef inline uint64_t base_key(const State *s) noexcept nogil:
-    """Key of everything but the line: hands, collections, side to move, taken flags."""
-    cdef uint64_t h = Z_TO_MOVE[s.to_move] ^ Z_TAKEN[s.taken]
-    cdef int p, k
-    for p in range(2):
-        for k in range(NKINDS):
-            h ^= Z_HAND[p][k][s.hand[p][k]] ^ Z_COLL[p][k][s.coll[p][k]]
-    return h
+# The search's own round-4 state, changed in place by make/unmake (a State is 140 bytes
+# of which a round-4 search needs the hands, the collections and the line): the keys,
+# the collections as per-kind counts packed 4 bits a kind in one word, each player's
+# alliance-minus-betrayal points, and the same counts and points of the newest
+# min(5, line length) cards (what a take would collect) are kept up to date move by move,
+# so that a take that settles the game is scored without touching the line.
+ctypedef struct Node:
+    uint64_t key        # hands, collections, side to move, taken flags
+    uint64_t line_key   # the cards of the line the takes still to come can reach
+    uint64_t coll[2]    # collections: kind k's count in bits 4k..4k+3
+    uint64_t window     # the newest min(5, line_len) cards, packed the same way
+    int window_flat     # their alliance-minus-betrayal points
+    int flat[2]         # alliances minus betrayals collected
+    int line_len
+    int to_move
+    int taken           # bit p: p has taken this round
+    int left            # actions left in the round: the size of the subtree
+    uint32_t hand_mask[2]
+    uint8_t hand[2][NKINDS]
+    uint8_t line[LINE_MAX + TAKE_SIZE]  # room for a 5-card copy at any end
 
 
-cdef inline uint64_t child_base_key(uint64_t h, const State *s, const State *c, int move) noexcept nogil:
-    """base_key of child c reached from s by move, updated incrementally."""
-    cdef int p = s.to_move
-    cdef int k
-    h ^= Z_TO_MOVE[s.to_move] ^ Z_TO_MOVE[c.to_move]
-    if move == MOVE_TAKE:
-        h ^= Z_TAKEN[s.taken] ^ Z_TAKEN[c.taken]
-        for k in range(NKINDS):
-            if s.coll[p][k] != c.coll[p][k]:
-                h ^= Z_COLL[p][k][s.coll[p][k]] ^ Z_COLL[p][k][c.coll[p][k]]
-    else:
-        h ^= Z_HAND[p][move][s.hand[p][move]] ^ Z_HAND[p][move][c.hand[p][move]]
-    return h
+cdef inline int nib(uint64_t packed, int k) noexcept nogil:
+    """Kind k's count in a packed word."""
+    return (packed >> (4 * k)) & 15
 
 
-cdef inline uint64_t line_key(const State *s) noexcept nogil:
-    """Key of the newest cards of the line that the takes still to come can reach."""
-    cdef int reach = TAKE_SIZE * (2 - DN_POPCOUNT(s.taken))
-    cdef int n = s.line_len
+cdef inline int reach_of(int taken) noexcept nogil:
+    """How many of the newest line cards the takes still to come can reach."""
+    return TAKE_SIZE * (2 - (taken & 1) - (taken >> 1))
+
+
+cdef inline uint64_t line_key_of(const Node *s) noexcept nogil:
+    """Key of the newest cards of the line that the takes still to come can reach.
+
+    Keyed by position in the line: within one solve two nodes with the same hands and
+    collections have made the same plays and takes, so their lines are equally long.
+    """
+    cdef int lo = s.line_len - reach_of(s.taken)
     cdef uint64_t h = 0
-    cdef int d
-    if reach > n:
-        reach = n
-    for d in range(reach):
-        h ^= Z_LINE[d][s.line[n - 1 - d]]
+    cdef int i
+    if lo < 0:
+        lo = 0
+    for i in range(lo, s.line_len):
+        h ^= Z_LINE[i][s.line[i]]
     return h
+
+
+cdef inline void set_window(Node *s) noexcept nogil:
+    """The packed counts and points of the newest min(5, line_len) cards, from the line."""
+    cdef int lo = s.line_len - TAKE_SIZE
+    cdef int i
+    if lo < 0:
+        lo = 0
+    s.window = 0
+    s.window_flat = 0
+    for i in range(lo, s.line_len):
+        s.window += (<uint64_t>1) << (4 * s.line[i])
+        s.window_flat += FLAT[s.line[i]]
+
+
+cdef void node_from_state(const State *st, Node *s) noexcept nogil:
+    """The search node of a round-4 State that is not settled."""
+    cdef int p, k
+    s.line_len = st.line_len
+    s.to_move = st.to_move
+    s.taken = st.taken
+    s.left = 2 * ACTIONS_PER_ROUND - st.actions[0] - st.actions[1]
+    s.key = Z_TO_MOVE[st.to_move] ^ Z_TAKEN[st.taken]
+    for p in range(2):
+        s.hand_mask[p] = st.hand_mask[p]
+        s.flat[p] = 0
+        s.coll[p] = 0
+        for k in range(NKINDS):
+            s.hand[p][k] = st.hand[p][k]
+            s.coll[p] |= (<uint64_t>st.coll[p][k]) << (4 * k)
+            s.flat[p] += FLAT[k] * st.coll[p][k]
+            s.key ^= Z_HAND[p][k][st.hand[p][k]] ^ Z_COLL[p][k][st.coll[p][k]]
+    memcpy(s.line, st.line, st.line_len)
+    s.line_key = line_key_of(s)
+    set_window(s)
+
+
+cdef inline int settled_value(uint64_t mine, uint64_t theirs, int flat_mine, int flat_theirs) noexcept nogil:
+    """Value for p, who has just taken, of the settled position where p's collection is
+    `mine` and the other's `theirs` (packed), with these alliance-minus-betrayal points:
+    final_value of the same position (both have taken, or p holds the three cities).
+
+    The supports' part of the margin comes from tables (MAJORITY, SETS)."""
+    cdef int k, a, b
+    cdef int margin = flat_mine - flat_theirs + SETS[mine & 0xFFFF] - SETS[theirs & 0xFFFF]
+    margin += MAJORITY[0][(mine & 15) | ((theirs & 15) << 4)]
+    margin += MAJORITY[1][((mine >> 4) & 15) | (((theirs >> 4) & 15) << 4)]
+    margin += MAJORITY[2][((mine >> 8) & 15) | (((theirs >> 8) & 15) << 4)]
+    margin += MAJORITY[3][((mine >> 12) & 15) | (((theirs >> 12) & 15) << 4)]
+    if nib(mine, KIND_C) == 3:
+        return 2 * RANK + margin
+    if margin > 0:
+        return RANK + margin
+    if margin < 0:
+        return margin - RANK
+    for k in range(3, -1, -1):
+        a = nib(mine, k)
+        b = nib(theirs, k)
+        if a != b:
+            return RANK if a > b else -RANK
+    return 0
 
 
 cdef inline int actions_left(const State *s) noexcept nogil:
@@ -171,20 +275,124 @@ cdef inline bint settled(const State *s) noexcept nogil:
     return s.status != ONGOING or s.taken == 3
 
 
-cdef int search(Table *t, const State *s, uint64_t base, int alpha, int beta) noexcept nogil:
+cdef inline int take_value(Table *t, Node *s, int alpha, int beta) noexcept nogil:
+    """Value for the side to move of its take (made and unmade in place)."""
+    cdef int p = s.to_move
+    cdef int q = 1 - p
+    cdef int n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
+    cdef int len0 = s.line_len
+    cdef int i, k, c, value
+    cdef uint64_t key0, line_key0, coll0, window0, packed
+    cdef int flat0, window_flat0
+    cdef uint8_t cards[TAKE_SIZE]
+    if (s.taken >> q) & 1:
+        # the second take settles the game: score it from the window, nothing to change
+        return settled_value(s.coll[p] + s.window, s.coll[q], s.flat[p] + s.window_flat, s.flat[q])
+    packed = s.coll[p] + s.window
+    if nib(packed, KIND_C) == 3:
+        return settled_value(packed, s.coll[q], s.flat[p] + s.window_flat, s.flat[q])
+    key0 = s.key
+    line_key0 = s.line_key
+    coll0 = s.coll[p]
+    flat0 = s.flat[p]
+    window0 = s.window
+    window_flat0 = s.window_flat
+    for i in range(len0 - n, len0):
+        k = s.line[i]
+        c = nib(s.coll[p], k)
+        s.key ^= Z_COLL[p][k][c] ^ Z_COLL[p][k][c + 1]
+        s.coll[p] += (<uint64_t>1) << (4 * k)
+    s.flat[p] += s.window_flat
+    # the plays below overwrite the line beyond its new end: keep the cards taken
+    memcpy(cards, &s.line[len0 - n], TAKE_SIZE)
+    s.line_len = len0 - n
+    s.key ^= Z_TAKEN[s.taken] ^ Z_TAKEN[s.taken | (1 << p)] ^ Z_SIDE
+    s.taken |= 1 << p
+    s.to_move = q
+    s.left -= 1
+    s.line_key = line_key_of(s)
+    set_window(s)
+    value = -search(t, s, -beta, -alpha)
+    s.left += 1
+    s.to_move = p
+    s.taken &= ~(1 << p)
+    s.line_len = len0
+    s.key = key0
+    s.line_key = line_key0
+    s.coll[p] = coll0
+    s.flat[p] = flat0
+    s.window = window0
+    s.window_flat = window_flat0
+    memcpy(&s.line[len0 - n], cards, TAKE_SIZE)
+    return value
+
+
+cdef inline int play_value(Table *t, Node *s, int m, int alpha, int beta) noexcept nogil:
+    """Value for the side to move of playing a card of kind m (made and unmade in place).
+    A play never settles the game: that takes the second take."""
+    cdef int p = s.to_move
+    cdef int c = s.hand[p][m]
+    cdef int L = s.line_len
+    cdef int lo = L - reach_of(s.taken)
+    cdef int out
+    cdef uint64_t key0 = s.key, line_key0 = s.line_key, window0 = s.window
+    cdef int window_flat0 = s.window_flat
+    cdef uint32_t mask0 = s.hand_mask[p]
+    cdef int value
+    s.hand[p][m] = c - 1
+    if c == 1:
+        s.hand_mask[p] = mask0 & ~(1u << m)
+    s.key ^= Z_HAND[p][m][c] ^ Z_HAND[p][m][c - 1] ^ Z_SIDE
+    s.line[L] = m
+    s.line_key ^= Z_LINE[L][m]
+    if lo >= 0:
+        s.line_key ^= Z_LINE[lo][s.line[lo]]  # out of reach now
+    s.window += (<uint64_t>1) << (4 * m)
+    s.window_flat += FLAT[m]
+    if L >= TAKE_SIZE:
+        out = s.line[L - TAKE_SIZE]  # no longer among the newest five
+        s.window -= (<uint64_t>1) << (4 * out)
+        s.window_flat -= FLAT[out]
+    s.line_len = L + 1
+    if s.hand_mask[1 - p] == 0 and (s.taken >> p) & 1:
+        # the other has no card left and p has taken: its take is forced and settles
+        value = -settled_value(s.coll[1 - p] + s.window, s.coll[p], s.flat[1 - p] + s.window_flat, s.flat[p])
+    else:
+        s.to_move = 1 - p
+        s.left -= 1
+        value = -search(t, s, -beta, -alpha)
+        s.left += 1
+    s.to_move = p
+    s.line_len = L
+    s.key = key0
+    s.line_key = line_key0
+    s.window = window0
+    s.window_flat = window_flat0
+    s.hand_mask[p] = mask0
+    s.hand[p][m] = c
+    return value
+
+
+cdef inline int move_value(Table *t, Node *s, int m, int alpha, int beta) noexcept nogil:
+    if m == MOVE_TAKE:
+        return take_value(t, s, alpha, beta)
+    return play_value(t, s, m, alpha, beta)
+
+
+cdef int search(Table *t, Node *s, int alpha, int beta) noexcept nogil:
     """Negamax value of s for its side to move, exact when alpha < value < beta."""
-    cdef State child
-    cdef uint64_t key = 0, child_base
+    cdef uint64_t key = 0
     cdef Entry *bucket = NULL
     cdef Entry *slot
     cdef int alpha0 = alpha
-    cdef int best = -INF, value, i, m, n = 0
+    cdef int best = -INF, value, i, m, n = 0, lo, hi
     cdef int best_move = NO_MOVE, tt_move = NO_MOVE
     cdef uint8_t moves[NMOVES]
     cdef uint32_t mask
-    t.nodes += 1  # s is never settled: callers score settled positions themselves
+    cdef int p = s.to_move
+    t.nodes += 1  # s is never settled: the moves that settle are scored in take_value
     if t.use_tt:
-        key = base ^ line_key(s)
+        key = s.key ^ s.line_key
         bucket = &t.entries[2 * (key & t.bucket_mask)]
         for i in range(2):
             slot = &bucket[i]
@@ -198,45 +406,43 @@ cdef int search(Table *t, const State *s, uint64_t base, int alpha, int beta) no
                     return slot.value
                 break
 
-    # Move ordering: the table's move, then the take, then plays of the costliest kinds.
-    mask = legal_mask(s)
+    # Move ordering: the table's move, then the take, then plays from the city down to 5.
+    mask = s.hand_mask[p]
+    if not ((s.taken >> p) & 1) and s.line_len > 0:
+        mask |= 1u << MOVE_TAKE
     if tt_move != NO_MOVE and (mask >> tt_move) & 1:
         moves[n] = tt_move
         n += 1
         mask &= ~(1u << tt_move)
-    if (mask >> MOVE_TAKE) & 1:
-        moves[n] = MOVE_TAKE
+    while mask:
+        m = 31 - DN_CLZ(mask)
+        moves[n] = m
         n += 1
-    for m in range(NKINDS - 1, -1, -1):
-        if (mask >> m) & 1:
-            moves[n] = m
-            n += 1
+        mask &= ~(1u << m)
 
     for i in range(n):
         m = moves[i]
-        child = s[0]
-        apply_move(&child, m)
-        if settled(&child):
-            value = final_value(&child, s.to_move)
-        else:
-            # Principal variation search: the first move gets the full window, the
-            # others a null window around the best so far, searched again if they beat it.
-            child_base = child_base_key(base, s, &child, m)
-            if best > alpha:
-                alpha = best
-            if i == 0:
-                value = -search(t, &child, child_base, -beta, -alpha)
-            else:
-                value = -search(t, &child, child_base, -alpha - 1, -alpha)
-                if alpha < value < beta:
-                    value = -search(t, &child, child_base, -beta, -value)
+        # Principal variation search: the first move gets the full window, the
+        # others a null window around the best so far, searched again if they beat it.
+        if best > alpha:
+            alpha = best
+        # one call site, so that the compiler can inline the move into this loop
+        lo = alpha
+        hi = beta if i == 0 else alpha + 1
+        while True:
+            value = move_value(t, s, m, lo, hi)
+            # a take that settles the game is scored exactly whatever the window
+            if hi == beta or not (alpha < value < beta) or (m == MOVE_TAKE and (s.taken >> (1 - p)) & 1):
+                break
+            lo = value
+            hi = beta
         if value > best:
             best = value
             best_move = m
             if best >= beta:
                 break
     if t.use_tt:
-        store(bucket, key, best, alpha0, beta, best_move, actions_left(s))
+        store(bucket, key, best, alpha0, beta, best_move, s.left)
     return best
 
 cdef inline void store(Entry *bucket, uint64_t key, int value, int alpha0, int beta,
@@ -257,13 +463,81 @@ cdef inline void store(Entry *bucket, uint64_t key, int value, int alpha0, int b
     else:
         slot.bound = BOUND_EXACT
 
+
+cdef int node_value(Table *t, Node *s) noexcept nogil:
+    """Exact value of an unsettled node for its side to move.
+
+    The outcome first, then the margin inside its band: a null-window probe at the win
+    boundary (is the node won?), then one search of the band it found."""
+    cdef int v = search(t, s, RANK // 2 - 1, RANK // 2)
+    if v >= RANK // 2:
+        return search(t, s, RANK // 2 - 1, INF)
+    return search(t, s, -INF, RANK // 2)
+
+
 cdef int child_value(Table *t, const State *s, int move) noexcept nogil:
     """Exact value, for the side to move in s, of playing move."""
     cdef State child = s[0]
+    cdef Node node
     apply_move(&child, move)
     if settled(&child):
         return final_value(&child, s.to_move)
-    return -search(t, &child, base_key(&child), -INF, INF)
+    node_from_state(&child, &node)
+    return -node_value(t, &node)
+
+
+ctypedef struct Sums:
+    int pool[NKINDS]
+    int64_t worlds
+    int64_t win[NMOVES]
+    int64_t draw[NMOVES]
+    int64_t loss[NMOVES]
+    int64_t margin[NMOVES]
+
+
+# BINOMIAL[n][k]: the deals of k cards of a kind out of n unseen ones
+cdef int64_t BINOMIAL[16][16]
+
+
+cdef void _init_binomials():
+    cdef int n, k
+    for n in range(16):
+        BINOMIAL[n][0] = 1
+        for k in range(1, 16):
+            BINOMIAL[n][k] = 0 if k > n else BINOMIAL[n - 1][k - 1] + (BINOMIAL[n - 1][k] if k < n else 0)
+
+
+_init_binomials()
+
+
+cdef void view_worlds(Table *t, State *s, int opponent, Sums *sums, int kind, int left,
+                      int64_t weight) noexcept nogil:
+    """Solve each world (opponent hand) from `kind` on, adding its weighted values to sums."""
+    cdef int c, most, i, n, m, value, rank
+    cdef uint8_t moves[NMOVES]
+    if kind == NKINDS:
+        if left != 0:
+            return
+        update_hand_masks(s)
+        sums.worlds += 1
+        n = legal_moves(s, moves)
+        for i in range(n):
+            m = moves[i]
+            value = child_value(t, s, m)
+            rank = (value + RANK // 2) // RANK if value >= 0 else -((-value + RANK // 2) // RANK)
+            if rank > 0:
+                sums.win[m] += weight
+            elif rank == 0:
+                sums.draw[m] += weight
+            else:
+                sums.loss[m] += weight
+            sums.margin[m] += weight * (value - rank * RANK)
+        return
+    most = sums.pool[kind] if sums.pool[kind] < left else left
+    for c in range(most + 1):
+        s.hand[opponent][kind] = c
+        view_worlds(t, s, opponent, sums, kind + 1, left - c, weight * BINOMIAL[sums.pool[kind]][c])
+    s.hand[opponent][kind] = 0
 
 
 cdef class EndgameSolver:
@@ -323,8 +597,10 @@ cdef class EndgameSolver:
         cdef int v
         if settled(&s):
             return final_value(&s, s.to_move)
+        cdef Node node
         with nogil:
-            v = search(&self.t, &s, base_key(&s), -INF, INF)
+            node_from_state(&s, &node)
+            v = node_value(&self.t, &node)
         return v
 
     def principal_variation(self, CoreState state, int first=-1):
@@ -347,9 +623,13 @@ cdef class EndgameSolver:
 
     cdef int _table_move(self, const State *s) noexcept nogil:
         """The best move stored with an exact value for s, or -1."""
-        cdef uint64_t key = base_key(s) ^ line_key(s)
-        cdef Entry *bucket = &self.t.entries[2 * (key & self.t.bucket_mask)]
+        cdef Node node
+        cdef uint64_t key
+        cdef Entry *bucket
         cdef int i
+        node_from_state(s, &node)
+        key = node.key ^ node.line_key
+        bucket = &self.t.entries[2 * (key & self.t.bucket_mask)]
         if not self.t.use_tt:
             return -1
         for i in range(2):
@@ -396,6 +676,35 @@ cdef class EndgameSolver:
             s.hand[opponent][kind] = c
             self._worlds(s, opponent, pool, kind + 1, left - c, out)
         s.hand[opponent][kind] = 0
+
+    def view_sums(self, CoreState state, int opponent, pool, int hand_size):
+        """The one-player view's sums over every hand the opponent may hold, in C.
+
+        The worlds of `world_values` (same order), each weighted by the number of deals
+        giving it (the product over kinds of binomial(pool count, hand count)): returns
+        (worlds, {move: (win, draw, loss, margin)}) where win, draw and loss are the
+        weights of the worlds where the move wins, draws or loses and margin the sum of
+        weight times margin: whole numbers, divided by the number of deals by the caller.
+        """
+        cdef State s = load_state(state)
+        cdef Sums sums
+        cdef int k, n
+        cdef uint8_t moves[NMOVES]
+        if opponent != 0 and opponent != 1 or opponent == s.to_move:
+            raise ValueError("opponent must be the player not to move")
+        if hand_size < 0 or hand_size > HAND_SIZE:
+            raise ValueError(f"hand_size must be 0 to {HAND_SIZE}")
+        memset(&sums, 0, sizeof(Sums))
+        for k in range(NKINDS):
+            sums.pool[k] = pool[k]
+            if not 0 <= sums.pool[k] <= 15:
+                raise ValueError("a pool count is not 0 to 15")
+            s.hand[opponent][k] = 0
+        n = legal_moves(&s, moves)
+        with nogil:
+            view_worlds(&self.t, &s, opponent, &sums, 0, hand_size, 1)
+        return sums.worlds, {moves[i]: (sums.win[moves[i]], sums.draw[moves[i]], sums.loss[moves[i]],
+                                        sums.margin[moves[i]]) for i in range(n)}
 
     @property
     def nodes(self):

@@ -4,7 +4,8 @@
 One tree per `Searcher`, over the moves seen from the observer's side: every iteration
 samples a world consistent with the observer's view (world.pxd), descends the tree
 choosing among the children whose move is legal in that world by UCB1 with availability
-counts, adds one child, finishes the game with a playout (policy.pxd), and backs the result
+counts (its constant may differ at the opponent's decisions; a margin term and UCB1-Tuned
+are options, solver.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
 
@@ -19,6 +20,8 @@ Searchers on several threads give root parallelism.
 """
 
 from libc.stdint cimport uint8_t, uint32_t, int32_t, uint64_t
+from collections import namedtuple
+
 from libc.stdlib cimport malloc, free
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -52,6 +55,26 @@ POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
 # Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
 MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node)
+
+
+class RootStats(namedtuple("RootStats", "visits reward margin draws")):
+    """One root move's summed statistics, for the observer (Stockfish's RootMove in spirit):
+    `visits`, `reward` (results 1, 1/2 or 0 summed), `margin` (final margins summed) and
+    `draws`. Results are 1, 1/2 or 0, so the draws and the reward give the wins
+    (reward - draws / 2). Records of several trees of one root add up (`+`, field by field)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return RootStats(*(a + b for a, b in zip(self, other)))
+
+    @property
+    def wins(self):
+        """The won results among the visits."""
+        return self.reward - self.draws / 2
+
+
+NO_VISITS = RootStats(0, 0.0, 0.0, 0)
 # A tree stops growing its counts here: the root counts every iteration and no node more.
 VISITS_LIMIT = 2**32 - 2**20
 
@@ -71,6 +94,20 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) noexcept nogil:
+    """The selection score with the margin term and/or UCB1-Tuned's exploration."""
+    cdef double mean = ch.reward / ch.visits
+    cdef double explore = log(<double>ch.avail) / ch.visits
+    cdef double spread
+    if tuned:
+        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results spread as a
+        # fair coin's (variance 1/4) explores as UCB1 with c
+        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean + sqrt(2 * explore)
+        if spread < 0.25:
+            explore *= 4 * spread
+    return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
@@ -80,7 +117,7 @@ cdef class Searcher:
     >>> s.start(view.core, observer=view.to_move, seed=1)
     >>> s.search(iterations=500)
     500
-    >>> sum(visits for visits, _, _, _ in s.root_stats().values())
+    >>> sum(stats.visits for stats in s.root_stats().values())
     500
     """
 
@@ -141,7 +178,8 @@ cdef class Searcher:
         cdef int depth = 0, i, m, winner, how, p
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried
-        cdef double best_score, score, reward, mean, explore, spread, c
+        cdef double best_score, score, reward, c
+        cdef bint extra = tuned or mw != 0
         cdef Node *ch
         cdef Score scores[2]
         sample_world(view, unseen, &world, r)
@@ -160,16 +198,9 @@ cdef class Searcher:
                 if (mask >> ch.move) & 1:
                     tried |= 1u << ch.move
                     ch.avail += 1
-                    mean = ch.reward / ch.visits
-                    explore = log(<double>ch.avail) / ch.visits
-                    if tuned:
-                        # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results
-                        # spread as a fair coin's (variance 1/4) explores as UCB1 with c
-                        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean \
-                            + sqrt(2 * explore)
-                        if spread < 0.25:
-                            explore *= 4 * spread
-                    score = mean + mw * ch.margin / ch.visits + c * sqrt(explore)
+                    score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    if extra:  # off by default: the default path stays 388581d's formula and cost
+                        score = extra_score(ch, c, mw, tuned)
                     if score > best_score:
                         best_score = score
                         best_child = child
@@ -283,16 +314,13 @@ cdef class Searcher:
         return self.started and self.nodes[0].visits >= self.visits_limit
 
     def root_stats(self):
-        """{move: (visits, reward sum, margin sum, draws)} of the root's children, for the observer.
-
-        Results are 1, 1/2 or 0, so the draws and the reward sum give the wins (reward - draws / 2).
-        """
+        """{move: RootStats} of the root's children, for the observer."""
         cdef Node *n
         cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
         moves = {}
         while child != NO_NODE:
             n = &self.nodes[child]
-            moves[n.move] = (n.visits, n.reward, n.margin, n.draws)
+            moves[n.move] = RootStats(n.visits, n.reward, n.margin, n.draws)
             child = n.next_sibling
         return moves
 

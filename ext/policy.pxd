@@ -10,7 +10,7 @@ least, so that what it gives away is worth least to a taker.
 from libc.stdint cimport uint32_t
 from rng cimport Rng, rng_below
 from state cimport (
-    State, NKINDS, KIND_C, MOVE_TAKE, TAKE_SIZE, DN_POPCOUNT, legal_mask, nth_move, random_move,
+    State, NKINDS, KIND_C, MOVE_TAKE, TAKE_SIZE, DN_POPCOUNT, kind_value, legal_mask, nth_move, random_move,
 )
 
 cdef enum:
@@ -21,17 +21,13 @@ cdef enum:
 
 cdef inline int card_worth(const State *s, int p, int kind) noexcept nogil:
     """What one more card of `kind` is worth to player p, in quarter points."""
-    if kind < 4:
-        # a support: its face value, more while the majority is open or a set needs it
-        if s.coll[p][kind] <= s.coll[1 - p][kind]:
-            return 4 * (kind + 5)
-        return 8
-    if kind < 7:
-        return 4 * (kind - 2)
-    if kind < 10:
-        return -4 * (kind - 6)
-    # a city: worth little until it threatens the immediate win
-    return 40 if s.coll[p][KIND_C] == 2 else (12 if s.coll[p][KIND_C] == 1 else 4)
+    if kind == KIND_C:
+        # a city: worth little until it threatens the immediate win
+        return 40 if s.coll[p][KIND_C] == 2 else (12 if s.coll[p][KIND_C] == 1 else 4)
+    if kind < 4 and s.coll[p][kind] > s.coll[1 - p][kind]:
+        return 8  # a support whose majority p already holds
+    # a support (while its majority is open), an alliance or a betrayal: its face value
+    return 4 * kind_value(kind)
 
 
 cdef inline int take_worth(const State *s, int p) noexcept nogil:
@@ -105,6 +101,8 @@ cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
 
 cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
     """The next playout move under `policy` (POLICY_RANDOM, POLICY_GREEDY or POLICY_TAKER)."""
+    if policy == POLICY_RANDOM:  # the default, tested first
+        return random_move(s, r)
     if policy == POLICY_TAKER:
         return taker_move(s, r)
     if policy == POLICY_GREEDY:

@@ -11,7 +11,9 @@ MOVE_TAKE. Players are 0 (a) and 1 (b).
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.stdio cimport fflush, fprintf, stderr
+from libc.stdlib cimport abort
+from libc.string cimport memcpy, memset
 from rng cimport Rng, rng_below
 
 
@@ -32,6 +34,81 @@ cdef extern from *:
     """
     int DN_POPCOUNT(uint32_t x) nogil
     int DN_CTZ(uint32_t x) nogil
+
+
+cdef extern from *:
+    """
+    /* Popcount and select of a 6-bit group, for random_move: the legal-move mask's 12
+       bits are two groups, so the n-th legal move is two table reads and no loop. */
+    static const unsigned char DN_POP6[64] = {0,1,1,2,1,2,2,3,1,2,2,3,2,3,3,4,1,2,2,3,2,3,3,4,2,3,3,4,3,4,4,5,1,2,2,3,2,3,3,4,2,3,3,4,3,4,4,5,2,3,3,4,3,4,4,5,3,4,4,5,4,5,5,6};
+    static const unsigned char DN_SEL6[64][8] = {
+        {0,0,0,0,0,0},
+        {0,0,0,0,0,0},
+        {1,0,0,0,0,0},
+        {0,1,0,0,0,0},
+        {2,0,0,0,0,0},
+        {0,2,0,0,0,0},
+        {1,2,0,0,0,0},
+        {0,1,2,0,0,0},
+        {3,0,0,0,0,0},
+        {0,3,0,0,0,0},
+        {1,3,0,0,0,0},
+        {0,1,3,0,0,0},
+        {2,3,0,0,0,0},
+        {0,2,3,0,0,0},
+        {1,2,3,0,0,0},
+        {0,1,2,3,0,0},
+        {4,0,0,0,0,0},
+        {0,4,0,0,0,0},
+        {1,4,0,0,0,0},
+        {0,1,4,0,0,0},
+        {2,4,0,0,0,0},
+        {0,2,4,0,0,0},
+        {1,2,4,0,0,0},
+        {0,1,2,4,0,0},
+        {3,4,0,0,0,0},
+        {0,3,4,0,0,0},
+        {1,3,4,0,0,0},
+        {0,1,3,4,0,0},
+        {2,3,4,0,0,0},
+        {0,2,3,4,0,0},
+        {1,2,3,4,0,0},
+        {0,1,2,3,4,0},
+        {5,0,0,0,0,0},
+        {0,5,0,0,0,0},
+        {1,5,0,0,0,0},
+        {0,1,5,0,0,0},
+        {2,5,0,0,0,0},
+        {0,2,5,0,0,0},
+        {1,2,5,0,0,0},
+        {0,1,2,5,0,0},
+        {3,5,0,0,0,0},
+        {0,3,5,0,0,0},
+        {1,3,5,0,0,0},
+        {0,1,3,5,0,0},
+        {2,3,5,0,0,0},
+        {0,2,3,5,0,0},
+        {1,2,3,5,0,0},
+        {0,1,2,3,5,0},
+        {4,5,0,0,0,0},
+        {0,4,5,0,0,0},
+        {1,4,5,0,0,0},
+        {0,1,4,5,0,0},
+        {2,4,5,0,0,0},
+        {0,2,4,5,0,0},
+        {1,2,4,5,0,0},
+        {0,1,2,4,5,0},
+        {3,4,5,0,0,0},
+        {0,3,4,5,0,0},
+        {1,3,4,5,0,0},
+        {0,1,3,4,5,0},
+        {2,3,4,5,0,0},
+        {0,2,3,4,5,0},
+        {1,2,3,4,5,0},
+        {0,1,2,3,4,5}};
+    """
+    const uint8_t DN_POP6[64]
+    const uint8_t DN_SEL6[64][8]
 
 
 cdef enum:
@@ -103,6 +180,14 @@ cdef extern from *:
     """
     const uint8_t DN_COMPOSITION[NKINDS]
 
+# The 45 cards in kind order, as DN_COMPOSITION counts them: what deal_game shuffles.
+cdef extern from *:
+    """
+    static const unsigned char DN_CARDS[45] = {0,0,0,0,0, 1,1,1,1,1,1, 2,2,2,2,2,2,2, 3,3,3,3,3,3,3,3,
+                                               4,4,4,4, 5,5, 6, 7,7,7, 8,8,8,8, 9,9, 10,10,10};
+    """
+    const uint8_t DN_CARDS[NCARDS]
+
 
 cdef inline int kind_value(int kind) noexcept nogil:
     """Face value: 5..8 for supports, the signed value for alliances and betrayals, 0 for a city."""
@@ -151,11 +236,22 @@ cdef inline int nth_move(uint32_t mask, int n) noexcept nogil:
 
 
 cdef inline int random_move(const State *s, Rng *r) noexcept nogil:
-    """A move drawn uniformly among the distinct legal moves; -1 if there is none."""
+    """A move drawn uniformly among the distinct legal moves; -1 if there is none.
+
+    The same move as nth_move(mask, rng_below(r, popcount(mask))), by table: the low and
+    high six bits of the mask are counted and searched apart."""
     cdef uint32_t mask = legal_mask(s)
+    cdef uint32_t low = mask & 63, high = mask >> 6
+    cdef int n_low, n
     if mask == 0:
         return -1
-    return nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
+    n_low = DN_POP6[low]
+    n = rng_below(r, n_low + DN_POP6[high])
+    # both reads are in the tables whatever n is, so the choice compiles without a branch
+    # (n is random: a branch would be mispredicted half the time)
+    cdef int from_low = DN_SEL6[low][n & 7]
+    cdef int from_high = 6 + DN_SEL6[high][(n - n_low) & 7]
+    return from_low if n < n_low else from_high
 
 
 cdef inline void update_hand_masks(State *s) noexcept nogil:
@@ -170,15 +266,17 @@ cdef inline void update_hand_masks(State *s) noexcept nogil:
 cdef inline void deal_round(State *s) noexcept nogil:
     """Deal a new round from the ordered deck: the round's first player draws the top 5, then the other."""
     cdef int i, p
+    cdef int k
     memset(s.hand, 0, sizeof(s.hand))
     s.hand_mask[0] = s.hand_mask[1] = 0
     if not s.deck_known:
         return
     for i in range(2 * HAND_SIZE):
         p = s.first if i < HAND_SIZE else 1 - s.first
-        s.hand[p][s.deck[s.deck_pos + i]] += 1
+        k = s.deck[s.deck_pos + i]
+        s.hand[p][k] += 1
+        s.hand_mask[p] |= 1u << k  # kept in step here: no update_hand_masks pass
     s.deck_pos += 2 * HAND_SIZE
-    update_hand_masks(s)
 
 
 cdef inline void end_round(State *s) noexcept nogil:
@@ -210,6 +308,8 @@ cdef inline void apply_move(State *s, int move) noexcept nogil:
             s.status = OVER_CITY
             s.city_winner = p
             s.to_move = NOBODY
+            if DNOIR_CHECKED:
+                check_after_move(s, move)
             return
     else:
         s.hand[p][move] -= 1
@@ -220,6 +320,8 @@ cdef inline void apply_move(State *s, int move) noexcept nogil:
     s.to_move = 1 - p
     if s.actions[1 - p] == ACTIONS_PER_ROUND and s.actions[p] == ACTIONS_PER_ROUND:
         end_round(s)
+    if DNOIR_CHECKED:
+        check_after_move(s, move)
 
 
 cdef inline void score_player(const State *s, int p, Score *out) noexcept nogil:
@@ -267,12 +369,9 @@ cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
     (REMOVED, HAND_SIZE, LINE_START, DECK_MAX).
     """
     cdef uint8_t cards[NCARDS]
-    cdef int i, j, k, n = 0
+    cdef int i, j, n = 0
     cdef uint8_t t
-    for k in range(NKINDS):
-        for i in range(DN_COMPOSITION[k]):
-            cards[n] = k
-            n += 1
+    memcpy(cards, DN_CARDS, NCARDS)  # every card in kind order (DN_COMPOSITION)
     for i in range(NCARDS - 1, 0, -1):
         j = rng_below(r, i + 1)
         t = cards[i]
@@ -286,9 +385,10 @@ cdef inline void deal_game(State *s, Rng *r) noexcept nogil:
     n += REMOVED
     for i in range(HAND_SIZE):
         s.hand[0][cards[n + i]] += 1
+        s.hand_mask[0] |= 1u << cards[n + i]
         s.hand[1][cards[n + HAND_SIZE + i]] += 1
+        s.hand_mask[1] |= 1u << cards[n + HAND_SIZE + i]
     n += 2 * HAND_SIZE
-    update_hand_masks(s)
     for i in range(LINE_START):
         s.line[i] = cards[n + i]
     s.line_len = LINE_START
@@ -363,3 +463,25 @@ cdef inline const char *state_problem(const State *s) noexcept nogil:
         if n > DN_COMPOSITION[k]:
             return "more cards of a kind in sight than the game has"
     return NULL
+
+
+# The checked build (setup.py, DNOIR_CHECKED=1 defines the macro): apply_move verifies
+# that the state it leaves keeps every invariant above, and aborts with the reason if not.
+# In a normal build DNOIR_CHECKED is the constant 0 and the C compiler drops the check.
+cdef extern from *:
+    """
+    #ifndef DNOIR_CHECKED
+    #define DNOIR_CHECKED 0
+    #endif
+    """
+    const int DNOIR_CHECKED
+
+
+cdef inline void check_after_move(const State *s, int move) noexcept nogil:
+    """Abort the process, naming the move and the broken invariant, unless s keeps every one."""
+    cdef const char *problem = state_problem(s)
+    if problem != NULL:
+        fprintf(stderr, b"dnoir checked build: the state after move %d breaks an invariant: %s\n",
+                move, problem)
+        fflush(stderr)
+        abort()

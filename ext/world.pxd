@@ -2,7 +2,7 @@
 """Sampling worlds consistent with one player's view (determinization), inline and nogil.
 
 From a player's view the unseen cards are exactly the opponent's hand, the deck and the
-3 removed cards (RULES.md). Every arrangement of them is equally likely under a uniform
+3 removed cards (docs/rules.md). Every arrangement of them is equally likely under a uniform
 deal, whatever has been played, so a uniformly random permutation of the unseen cards
 over those places is a uniform sample of the consistent worlds.
 """

@@ -1,4 +1,4 @@
-"""Card kinds, their tokens, and move tokens (NOTATION.md, "Card tokens" and "Moves").
+"""Card kinds, their tokens, and move tokens (docs/notation.md, "Cards" and "Moves and game records").
 
 A kind is an index 0..10 in the canonical order ``5 6 7 8 +2 +3 +4 -1 -2 -3 C``;
 the C core (ext/state.pxd) uses the same indices, and move 11 is the take. The kinds
@@ -88,7 +88,7 @@ def format_counts(counts) -> str:
 
 @dataclass(frozen=True, order=True)
 class Move:
-    """A move: play one card of a kind, or take (NOTATION.md's tokens `8`, `+3`, `C`, `T`).
+    """A move: play one card of a kind, or take (docs/notation.md's tokens `8`, `+3`, `C`, `T`).
 
     >>> Move.parse("+3"), str(Move.parse("T")), Move.parse("T").is_take
     (Move('+3'), 'T', True)

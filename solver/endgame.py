@@ -24,7 +24,7 @@ from .cards import Move
 from .notation import PLAYERS, PositionError, ROUNDS
 from .position import Position
 
-DEFAULT_TT_MB = 2.0
+DEFAULT_TT_MB = 0.25
 OUTCOMES = {2: "win", 1: "win", 0: "draw", -1: "loss", -2: "loss"}
 
 
@@ -105,7 +105,7 @@ def check_solvable(pos: Position) -> None:
     if pos.round != ROUNDS:
         raise PositionError("round", f"round {pos.round}: the deck is not empty, exact solving starts "
                                      "in round 4")
-    if pos.hands[pos.to_move] is None:
+    if pos._hand_hidden(pos.to_move):
         raise PositionError(f"hand {PLAYERS[pos.to_move]}",
                             "the hand of the side to move is hidden; give it to solve its moves")
 
@@ -119,9 +119,10 @@ def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
     """
     check_solvable(pos)
     opponent = 1 - pos.to_move
+    hidden = pos._hand_hidden(opponent)
     if mode == "auto":
-        mode = "view" if pos.hands[opponent] is None else "open"
-    if mode == "open" and pos.hands[opponent] is None:
+        mode = "view" if hidden else "open"
+    if mode == "open" and hidden:
         raise PositionError(f"hand {PLAYERS[opponent]}", "hidden: open-hands mode needs both hands")
     if mode not in ("open", "view"):
         raise ValueError(f"unknown mode {mode!r} (auto, open or view)")
@@ -134,18 +135,29 @@ def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
                        nodes=solver.nodes, seconds=seconds, **result)
 
 
+# move index -> token, and a solver value's (rank, margin) without a call per move
+TOKENS = tuple(str(Move(m)) for m in range(12))
+_RANK_HALF = 512  # RANK // 2 of ext/endgame.pyx: |margin| < RANK / 2
+
+
+def _rank_margin(value: int) -> tuple[int, int]:
+    """split_value, inline: (rank, margin) of a solver value."""
+    rank = (value + _RANK_HALF) // 1024 if value >= 0 else -((-value + _RANK_HALF) // 1024)
+    return rank, value - rank * 1024
+
+
 def _solve_open(pos: Position, solver: EndgameSolver) -> dict:
     state = pos.core
     values = solver.move_values(state)
     first = max(values, key=values.get) if values else -1
-    pv = [str(Move(m)) for m in solver.principal_variation(state, first)]
+    pv = [TOKENS[m] for m in solver.principal_variation(state, first)]
+    lead = pv[0] if pv else None
     moves = []
     for m, value in values.items():
-        rank, margin = split_value(value)
-        moves.append(MoveValue(move=str(Move(m)), margin=margin, value=value,
-                               outcome=OUTCOMES[rank], city=abs(rank) == 2))
+        rank, margin = _rank_margin(value)
+        moves.append(MoveValue(TOKENS[m], margin, value, OUTCOMES[rank], rank == 2 or rank == -2))
     # best first; among equal values the principal variation's move leads, then canonical order
-    moves.sort(key=lambda mv: (-mv.value, not pv or mv.move != pv[0]))
+    moves.sort(key=lambda mv: (-mv.value, mv.move != lead))
     return dict(moves=moves, pv=pv)
 
 
@@ -172,25 +184,14 @@ def _solve_view(pos: Position, solver: EndgameSolver) -> dict:
     core = pos.core
     pool = core.unseen_counts(mover)
     size = pos.hand_sizes[opponent]
-    worlds = solver.world_values(core, opponent, pool, size)
+    # Sums of whole-number weights (deals giving each hand), made in C over every world and
+    # divided by the number of deals once at the end: exact, without a Fraction per world.
+    worlds, sums = solver.view_sums(core, opponent, pool, size)
     total = comb(sum(pool), size)
-    # Sums of whole-number weights (deals giving each hand), divided by the number of deals
-    # once at the end: exact, without a Fraction operation per world and move.
-    sums: dict[int, dict] = {}
-    for hand, values in worlds:
-        weight = world_weight(pool, hand)
-        for m, value in values.items():
-            rank, margin = split_value(value)
-            acc = sums.get(m)
-            if acc is None:
-                acc = sums[m] = dict(win=0, draw=0, loss=0, margin=0)
-            acc[OUTCOMES[rank]] += weight
-            acc["margin"] += weight * margin
-    moves = [MoveValue(move=str(Move(m)), margin=float(Fraction(acc["margin"], total)),
-                       expected=Fraction(2 * acc["win"] + acc["draw"], 2 * total),
-                       win=Fraction(acc["win"], total), draw=Fraction(acc["draw"], total),
-                       loss=Fraction(acc["loss"], total))
-             for m, acc in sorted(sums.items())]
+    moves = [MoveValue(move=TOKENS[m], margin=float(Fraction(margin, total)),
+                       expected=Fraction(2 * win + draw, 2 * total),
+                       win=Fraction(win, total), draw=Fraction(draw, total), loss=Fraction(loss, total))
+             for m, (win, draw, loss, margin) in sorted(sums.items())]
     # best expected score first, then best expected margin, then canonical order
     moves.sort(key=lambda mv: (-mv.expected, -mv.margin))
-    return dict(moves=moves, worlds=len(worlds))
+    return dict(moves=moves, worlds=worlds)

@@ -52,10 +52,10 @@ from .searchconfig import SearchConfig
 
 # The budget of a `go` that gives no movetime, iterations or infinite.
 DEFAULT_LIMIT = Limit(seconds=1.0)
-# The search ends this long before movetime, leaving room to rank the moves and answer. Ranking
-# and answering take about a millisecond; 20 ms (up to 388581d) left a fifth of a 100 ms move
-# unused (bestmove came at 81 ms, median of 30 moves), 5 ms leaves room for a slice's overrun.
-SAFETY_SECONDS = 0.005
+# The search ends this long before movetime, leaving room to rank the moves and answer. It
+# leaves a fifth of a 100 ms move unused (bestmove at 81 ms, median of 30 moves), but ending 5 ms
+# before instead (bestmove at 96 ms) was no stronger at 100 ms: bench/STRENGTH.md, test 5.
+SAFETY_SECONDS = 0.02
 # Length of one search slice: the longest a running search takes to notice `stop`.
 SLICE_SECONDS = 0.015
 # At most one progress `info` line this often.

@@ -47,7 +47,7 @@ class MoveError(DnoirError):
 
 
 class CardError(DnoirError):
-    """A card or move token that NOTATION.md does not define."""
+    """A card or move token that docs/notation.md does not define."""
 
 
 class EventError(DnoirError):

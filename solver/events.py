@@ -2,7 +2,7 @@
 
 An event string is a list of events separated by spaces. An event is either
 
-- a move token (NOTATION.md: `8`, `+3`, `-1`, `C`, `T`): the action of the side to move,
+- a move token (docs/notation.md: `8`, `+3`, `-1`, `C`, `T`): the action of the side to move,
   whoever that is; a play from a hidden hand names the card that became public; or
 - `hand:<cards>` (for example `hand:568+2C`): the observer's own new hand at a round start,
   when the deck is unknown and the new hands are therefore hidden.

@@ -10,7 +10,7 @@ states) and the 3 removed cards are dealt uniformly from the cards not public. T
 the exact game when nothing earlier in the round informs the deal (at the start of the
 round, or when the earlier round-4 plays are taken as uninformative); a position's known
 hands only select which strategy to show. Values are expected scores: win 1, draw 1/2,
-loss 0 (city wins and the tie-break as RULES.md says).
+loss 0 (city wins and the tie-break as docs/rules.md says).
 
 The solver (solver._cfr) runs CFR+ over the public tree in vector form and stops at a
 target exploitability or a budget; the exploitability of the average strategy is

@@ -1,10 +1,10 @@
-"""The position notation DNP (NOTATION.md): parsing with full validation, and printing.
+"""The position notation DNP (docs/notation.md): parsing with full validation, and printing.
 
 ``<line> <handA>/<handB> <collA>/<collB> <round> <to-move> <taken> [<deck> [<removed>]]``
 
 `read_fields` turns one line into the plain fields of a `solver.position.Position`
 (`normalize` does the same for fields given through the API) and `check_rules` rejects,
-with a `PositionError` naming the field and the reason, every invalid case NOTATION.md
+with a `PositionError` naming the field and the reason, every invalid case docs/notation.md
 lists: this module reads and checks the syntax and the types, and reports the verdict of
 the core's one consistency check (`solver._core.position_problem`) on the rules.
 `format_fields` prints the canonical form.

@@ -10,7 +10,7 @@ The state is a `solver.Position` (the C rules core answers every rule question);
 only adds what OpenSpiel needs around it: chance nodes for the deals, action numbers,
 information states and returns.
 
-Players and actions: player 0 is `a`, player 1 is `b` (NOTATION.md). Actions 0-10 play one
+Players and actions: player 0 is `a`, player 1 is `b` (docs/notation.md). Actions 0-10 play one
 card of a kind (`solver.cards.KINDS` order `5 6 7 8 +2 +3 +4 -1 -2 -3 C`), action 11 is the take.
 
 Chance nodes (explicit, exact probabilities), in this order:
@@ -25,7 +25,7 @@ Chance nodes (explicit, exact probabilities), in this order:
   the tree (probability 1), so the shape of the tree never depends on the hidden cards;
 * the two line cards, oldest first, one node each (outcome: the kind, probability count/undealt);
 * at the end of rounds 1-3, the new hands the same way: first the hand of the player who starts
-  the new round, then the other (RULES.md's convention for an ordered deck).
+  the new round, then the other (docs/rules.md's convention for an ordered deck).
 
 The undealt cards are the deck and the 3 removed cards together: the removed cards are simply
 the three never dealt, which gives every deal its exact probability.
@@ -60,6 +60,7 @@ import math
 import numpy as np
 import pyspiel
 
+from . import _core
 from .cards import COMPOSITION, KINDS, NKINDS, TAKE, Move
 from .notation import ACTIONS_PER_ROUND, HAND_SIZE, LINE_START, PLAYERS, ROUNDS
 from .observation import OBSERVATION_SIZE, encode_view
@@ -69,9 +70,9 @@ from .position import Position
 GAME_NAME = "python_district_noir"
 NUM_ACTIONS = NKINDS + 1  # 11 plays and the take
 MAX_MOVES = ROUNDS * 2 * ACTIONS_PER_ROUND  # 48
-# The largest point margin the scoring allows: majorities 26 + 5 sets of 5 + alliances 18
-# against a player holding only the betrayals (-17). A city win counts as this margin.
-MAX_MARGIN = 26 + 25 + 18 + 17
+# The largest point margin the scoring allows (the core derives it from the scoring rule: 86,
+# every majority, set and alliance against every betrayal). A city win counts as this margin.
+MAX_MARGIN = _core.MAX_MARGIN
 _EMPTY = (0,) * NKINDS
 
 # Chance steps: the coin flip, one line card, or the count of one kind in one player's hand

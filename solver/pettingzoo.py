@@ -10,7 +10,7 @@
     (['action_mask', 'observation'], (12,))
 
 Agents `player_0` (seat `a`) and `player_1` (seat `b`); the seats alternate who starts as
-RULES.md says (the deal's coin flip picks round 1's first player). Actions are the move
+docs/rules.md says (the deal's coin flip picks round 1's first player). Actions are the move
 numbers of `solver.cards`: 0-10 play a card of a kind, 11 takes. An observation is a dict with
 `observation` (`solver.observation.encode_view`: what the agent sees) and `action_mask`
 (1 for the legal moves of the agent to move, all 0 for the other). The reward is given at

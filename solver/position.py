@@ -5,7 +5,7 @@ the two hands are hidden and the removed cards. It is checked once, when it is b
 (`Position(...)` with keyword fields, `parse`), by the core's one consistency check;
 every rule question (legal moves, the result of a move, the score) is then answered
 by the core (ext/state.pxd), and a child made by `play` is never checked again.
-The fields of its DNP (NOTATION.md) are derived from the core when first asked for.
+The fields of its DNP (docs/notation.md) are derived from the core when first asked for.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _new = object.__new__
 
 @dataclass(frozen=True)
 class PlayerScore:
-    """One player's score broken down as RULES.md's Scoring section adds it up."""
+    """One player's score broken down as docs/rules.md's scoring section adds it up."""
 
     majorities: int
     sets: int
@@ -63,6 +63,47 @@ class Result:
     over: bool
     winner: str | None
     how: str | None
+
+
+# Results by the core's outcome key (CoreState.outcome_key: the scores, the winner, how
+# and whether the game is over): a Result and its PlayerScores are immutable, so positions
+# with the same outcome share one, and `result()` builds nothing for an outcome seen before.
+_RESULTS: dict = {}
+_RESULTS_MAX = 1 << 12  # small: plays leave the score as it was, so most calls hit anyway, and
+# a large cache of GC-tracked objects makes every full collection of a long loop dearer
+
+
+def _make_result(core: CoreState, key: int) -> "Result":
+    winner, how, score_a, score_b = core.outcome()
+    scores = (_player_score(score_a), _player_score(score_b))
+    # a frozen dataclass's __init__ sets each field through object.__setattr__: filling the
+    # instance dict directly gives the same object in a third of the time
+    result = _new(Result)
+    fields = result.__dict__
+    fields["scores"] = scores
+    if not core.is_over:
+        fields["over"], fields["winner"], fields["how"] = False, None, None
+    else:
+        fields["over"], fields["how"] = True, how
+        fields["winner"] = "draw" if winner is None else PLAYERS[winner]
+    if len(_RESULTS) >= _RESULTS_MAX:
+        _RESULTS.clear()
+    _RESULTS[key] = result
+    return result
+
+
+def _player_score(parts) -> "PlayerScore":
+    score = _new(PlayerScore)
+    fields = score.__dict__
+    fields["majorities"], fields["sets"], fields["alliances"], fields["betrayals"], fields["total"] = parts
+    return score
+
+
+# `view` without a call per step: a player's index by name or number, and the hidden
+# flags of a view by CoreState.view_flags's bits (bit q: hand q hidden; no bit set gives
+# _NO_HIDDEN, as _hidden_flags does for a view, whose deck is unknown)
+_PLAYER_OF = {0: 0, 1: 1, "a": 0, "b": 1}
+_VIEW_FLAGS = (_NO_HIDDEN, (True, False), (False, True), (True, True))
 
 
 def _player_index(player) -> int:
@@ -195,6 +236,13 @@ class Position:
                 removed=self._removed)
             self._fields = fields
             return fields
+
+    def _hand_hidden(self, player: int) -> bool:
+        """`self.hands[player] is None`, without deriving the fields of a child of `play`."""
+        try:
+            return self._fields["hands"][player] is None
+        except AttributeError:  # a child: its hands are None exactly where _hidden says
+            return self._hidden[player]
 
     # -- the fields (read-only) ----------------------------------------------------------
 
@@ -380,12 +428,20 @@ class Position:
 
     def result(self) -> Result:
         """Scores broken down, and once over the winner and how the game was decided."""
-        winner, how, score_a, score_b = self._core.outcome()
-        scores = (PlayerScore(*score_a), PlayerScore(*score_b))
-        if not self.is_over:
-            return Result(scores=scores, over=False, winner=None, how=None)
-        return Result(scores=scores, over=True, how=how,
-                      winner="draw" if winner is None else PLAYERS[winner])
+        key = self._core.outcome_key()
+        result = _RESULTS.get(key)
+        if result is None:
+            result = _make_result(self._core, key)
+        return result
+
+    def score(self) -> tuple[PlayerScore, PlayerScore]:
+        """Both players' scores as the collections stand (the final scores once over).
+
+        >>> a, b = Position.parse("5+2 678+3C/????? ./. 1 a -").score()
+        >>> a.total, b.total
+        (0, 0)
+        """
+        return self.result().scores
 
     def perft(self, depth: int) -> int:
         """Number of move sequences of exactly `depth` moves (chess-style perft).
@@ -438,10 +494,17 @@ class Position:
         >>> str(pos.view("b"))
         '7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a'
         """
-        p = _player_index(player)
-        core = self._core.view(p)
-        hidden = tuple(self._hidden[q] if q == p else True for q in range(2))
-        return _position(core, _hidden_flags(core, hidden), None)
+        try:
+            p = _PLAYER_OF[player]
+        except (KeyError, TypeError):
+            p = _player_index(player)  # raises ArgumentError
+        core, flags = self._core.view_flags(p, self._hidden[p])
+        hidden = _VIEW_FLAGS[flags]
+        pos = _new(Position)
+        pos._core = core
+        pos._hidden = hidden
+        pos._removed = None
+        return pos
 
     # -- following a real game from one player's view ------------------------------------
 

@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ._ismcts import NODE_BYTES, Searcher
+from ._ismcts import NODE_BYTES, NO_VISITS, RootStats, Searcher
 from .bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_THREADS, real, whole
 from .cards import Move
 from .endgame import solve
@@ -191,7 +191,7 @@ class IsmctsSearch:
     >>> search = IsmctsSearch(pos, threads=2, seed=3)
     >>> search.run(iterations=1000)
     1000
-    >>> sum(v for v, _, _, _ in search.root_stats().values())
+    >>> sum(stats.visits for stats in search.root_stats().values())
     1000
     """
 
@@ -246,19 +246,17 @@ class IsmctsSearch:
         """Iterations made so far, over every thread."""
         return sum(s.iterations for s in self.searchers)
 
-    def root_stats(self) -> dict[int, tuple[int, float, float, int]]:
-        """{move: (visits, reward sum, margin sum, draws)} summed over the threads' trees.
+    def root_stats(self) -> dict[int, RootStats]:
+        """{move: RootStats} summed over the threads' trees.
 
         Root parallelism merges by adding: every tree's visits are independent samples of
         the same root, so sums give one estimate whatever the thread count.
         """
-        merged: dict[int, list] = {}
+        merged: dict[int, RootStats] = {}
         for searcher in self.searchers:
             for move, stats in searcher.root_stats().items():
-                acc = merged.setdefault(move, [0, 0.0, 0.0, 0])
-                for i, value in enumerate(stats):
-                    acc[i] += value
-        return {m: tuple(v) for m, v in merged.items()}
+                merged[move] = merged.get(move, NO_VISITS) + stats
+        return merged
 
     def ranked(self) -> list[MoveStats]:
         """Every legal move, the recommended one first (see `recommend`), then by visits."""
@@ -267,20 +265,17 @@ class IsmctsSearch:
     def move_stats(self) -> list[MoveStats]:
         """Every legal move's figures, in canonical order."""
         stats = self.root_stats()
-        total = sum(v[0] for v in stats.values()) or 1
-        moves = []
-        for m in self.view.core.legal_moves():
-            visits, reward, margin, draws = stats.get(m, (0, 0.0, 0.0, 0))
-            moves.append(_move_stats(str(Move(m)), visits, reward, margin, draws, total))
-        return moves
+        total = sum(s.visits for s in stats.values()) or 1
+        return [_move_stats(str(Move(m)), stats.get(m, NO_VISITS), total) for m in self.view.core.legal_moves()]
 
 
-def _move_stats(move: str, visits: int, reward: float, margin: float, draws: int, total: int) -> MoveStats:
+def _move_stats(move: str, stats: RootStats, total: int) -> MoveStats:
     """A move's figures from its summed results: each result is 1, 1/2 or 0, so the wins and
     draws give the mean and the variance exactly."""
+    visits, reward, margin, draws = stats
     if visits == 0:
         return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5)
-    wins = reward - draws / 2
+    wins = stats.wins
     mean = reward / visits
     second_moment = (wins + draws / 4) / visits
     variance = max(second_moment - mean * mean, 0.0)

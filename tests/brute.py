@@ -4,7 +4,7 @@ The value of a position for a player is (rank, margin): rank 2 city win, 1 win, 
 -1 loss, -2 city loss; margin the player's final total minus the opponent's. Tuples
 compare outcome first and margin second, the solver's objective.
 
-One shortcut, a fact of the rules (RULES.md, "Facts worth knowing") checked on its own
+One shortcut, a fact of the rules (docs/rules.md, "Facts worth knowing for search") checked on its own
 in test_endgame.py: in round 4, once both players have taken, nobody's collection can
 change, so the position is scored as it stands.
 """

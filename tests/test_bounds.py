@@ -421,6 +421,6 @@ def test_visit_counters_stop_before_they_wrap():
     assert searcher.search(iterations=300) == 300 and not searcher.saturated
     assert searcher.search(iterations=300) == 200 and searcher.saturated
     assert searcher.search(iterations=300) == 0 and searcher.search(seconds=0.01) == 0
-    assert sum(v for v, _, _, _ in searcher.root_stats().values()) == 500
+    assert sum(s.visits for s in searcher.root_stats().values()) == 500
     with pytest.raises(ValueError):
         Searcher(max_nodes=1000, visits_limit=VISITS_LIMIT + 1)

@@ -147,7 +147,10 @@ def test_a_late_bestmove_never_answers_a_later_position(tmp_path):
         with pytest.raises(EngineFault) as fault:
             bot.choose(pos.view("ab"[pos.to_move]))  # answered 2 s later: out of time
         assert fault.value.kind == "timeout"
-        time.sleep(2.5)  # the late 'bestmove stale' would have arrived by now
+        # the late 'bestmove stale' can never arrive once its engine is dead; an engine left
+        # alive sends it after 2 s (and then writes stale.sent): wait for whichever comes first
+        (first,) = launches(state)
+        assert wait_until(lambda: not alive(first) or (state / "stale.sent").exists())
         bot.new_game()
         later = pos.play(pos.legal_moves()[0])
         assert bot.choose(later.view("ab"[later.to_move])) in later.legal_moves()

@@ -1,4 +1,4 @@
-"""DNP parsing, printing and validation (NOTATION.md)."""
+"""DNP parsing, printing and validation (docs/notation.md)."""
 
 import pytest
 from conftest import load_vectors, random_position
@@ -71,7 +71,7 @@ def test_random_positions_round_trip():
             assert Position.parse(str(p)) == p
 
 
-# One case for every class of invalid position in NOTATION.md: (dnp, field named in the error).
+# One case for every class of invalid position in docs/notation.md: (dnp, field named in the error).
 INVALID = {
     "unknown token": ("5+2 678+3X/????? ./. 1 a -", "hand a"),
     "unknown token in line": ("5+9 678+3C/????? ./. 1 a -", "line"),

@@ -18,7 +18,7 @@ from solver.cards import COMPOSITION, KINDS, NKINDS, tokenize
 from solver.observation import encode_view
 from solver.openspiel import GAME_NAME, MAX_MARGIN
 
-# NOTATION.md's round-4 example: b to move, a has taken, two cards in each hand.
+# docs/notation.md's round-4 example: b to move, a has taken, two cards in each hand.
 ROUND4_FULL = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"
 # The same moment with both hands (and the removed cards) left to chance.
 ROUND4_HIDDEN = "7-2+3 ??/?? 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parent.parent / "docs/protocol.md"
 MOVE = re.compile(r"^bestmove (\S+)$")
 DEADLINE = 120
 

@@ -1,4 +1,4 @@
-"""Scoring, the tie-break and the city win (RULES.md), through Position.result()."""
+"""Scoring, the tie-break and the city win (docs/rules.md), through Position.result()."""
 
 import pytest
 

@@ -11,7 +11,8 @@ can count launches and check that no engine (nor the worker that started it) is 
 --fail-relaunch MODE    every launch after the first fails its handshake: 'exit' at once,
                         or 'hang' (never answers `dn`)
 --late-first-go S       the first `go` of the first launch answers `bestmove stale` after
-                        S seconds (a token that is never a move)
+                        S seconds (a token that is never a move), then writes `stale.sent`
+                        into STATE_DIR
 --error-on-go N         answer the Nth `go` of each launch with an `error` line, not a move
 --busy                  ignore the end of its input (as an engine stuck in a search would)
 """
@@ -79,6 +80,7 @@ for line in sys.stdin:
         if launch == 1 and goes == 1 and options.late_first_go:
             time.sleep(options.late_first_go)
             send("bestmove stale")
+            open(os.path.join(options.state, "stale.sent"), "w").close()
             continue
         send(f"bestmove {position.legal_moves()[0]}")
         if options.exit_after_last_move and last_move_of_game(position):

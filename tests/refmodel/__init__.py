@@ -2,7 +2,7 @@
 
 This module exists only for differential testing of the fast engine.  It is
 written for clarity, not speed: plain lists, sets and dicts, small functions,
-and comments that cite the rule (RULES.md) or notation (NOTATION.md) point they
+and comments that cite the rule (docs/rules.md) or notation (docs/notation.md) point they
 implement.  Standard library only.
 
 Everything here is a *fully known* position: both hands, the ordered deck and
@@ -45,14 +45,14 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------
-# Cards (RULES.md "Cards (45 in play)")
+# Cards (docs/rules.md "Cards: 45 in play")
 # ---------------------------------------------------------------------------
 
-# Canonical order of the kinds (NOTATION.md "Card tokens": printers use the
+# Canonical order of the kinds (docs/notation.md "Cards": printers use the
 # canonical order 5 6 7 8 +2 +3 +4 -1 -2 -3 C).  A kind is an index into this.
 KINDS = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
 
-# How many cards of each kind the game has (RULES.md table).  Total 45.
+# How many cards of each kind the game has (docs/rules.md table).  Total 45.
 COMPOSITION = {"5": 5, "6": 6, "7": 7, "8": 8,
                "+2": 4, "+3": 2, "+4": 1,
                "-1": 3, "-2": 4, "-3": 2,
@@ -68,12 +68,12 @@ SUPPORTS = ("5", "6", "7", "8")
 ALLIANCES = ("+2", "+3", "+4")
 BETRAYALS = ("-1", "-2", "-3")
 CITY = "C"
-TAKE = "T"  # NOTATION.md "Moves": a take is `T`
+TAKE = "T"  # docs/notation.md "Moves and game records": a take is `T`
 
 PLAYERS = ("a", "b")
-HAND_SIZE = 5          # RULES.md "Setup" 2 / "A round": each player draws 5
-ACTIONS_PER_ROUND = 6  # RULES.md "A round": exactly 6 actions a round each
-TAKE_SIZE = 5          # RULES.md "Take": the last min(5, len(line)) cards
+HAND_SIZE = 5          # docs/rules.md "Setup" 2 / "A round": each player draws 5
+ACTIONS_PER_ROUND = 6  # docs/rules.md "A round": exactly 6 actions a round each
+TAKE_SIZE = 5          # docs/rules.md "A round": the last min(5, len(line)) cards
 ROUNDS = 4
 
 assert sum(COMPOSITION.values()) == 45
@@ -100,7 +100,7 @@ def count(cards, token: str) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Card-string parsing / printing (NOTATION.md "Card tokens")
+# Card-string parsing / printing (docs/notation.md "Cards")
 # ---------------------------------------------------------------------------
 
 def parse_cards(text: str, field: str = "cards", allow_unknown: bool = False) -> list:
@@ -148,7 +148,7 @@ def format_cards(cards, ordered: bool = False) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Scoring (RULES.md "Scoring (end of round 4)", "Immediate win")
+# Scoring (docs/rules.md "Scoring at the end of round 4", "Immediate win")
 # ---------------------------------------------------------------------------
 
 def score_breakdown(coll_a, coll_b) -> dict:
@@ -244,12 +244,12 @@ class RefState:
 
     @classmethod
     def from_dnp(cls, text: str) -> "RefState":
-        """Parse a DNP whose hands and deck are known (NOTATION.md "Position").
+        """Parse a DNP whose hands and deck are known (docs/notation.md "The fields").
 
         The deck may be omitted (or '?') only in round 4, where it is empty;
         the removed field may be omitted or '?' (then `removed` is None).
         The first player of the round and the actions made are derived as
-        NOTATION.md explains.  Raises ValueError naming the field and reason.
+        docs/notation.md explains.  Raises ValueError naming the field and reason.
         """
         if not isinstance(text, str):
             raise ValueError("position: not a string")
@@ -415,12 +415,12 @@ class RefState:
     def legal_moves(self) -> list:
         """Distinct move tokens in canonical order, 'T' last; [] when over.
 
-        RULES.md "A round":
+        docs/rules.md "A round":
         - Play: one card from hand; needs a non-empty hand.
         - Take: once per round, only when the line is not empty.
         - A player with an empty hand who has not taken must take (follows
           from the two points above: no play is possible).
-        NOTATION.md "Moves": two cards of one kind are the same move.
+        docs/notation.md "Moves and game records": two cards of one kind are the same move.
         """
         if self.is_over():
             return []
@@ -449,7 +449,7 @@ class RefState:
             s.coll(p).extend(taken_cards)
             s.taken.add(p)
             s.actions[p] += 1
-            # RULES.md "Immediate win": "Whenever a take gives a player all
+            # docs/rules.md "Immediate win": "Whenever a take gives a player all
             # three city cards, that player wins at once; nothing is scored."
             if count(s.coll(p), CITY) == COMPOSITION[CITY]:
                 s.to_move = None
@@ -468,7 +468,7 @@ class RefState:
         return s
 
     def _end_round(self) -> None:
-        """RULES.md "A round", after the 12th action (mutates self; only
+        """docs/rules.md "A round", after the 12th action (mutates self; only
         called on a fresh copy inside play())."""
         if not self.deck:
             # "if the deck is empty (end of round 4) the game ends"
@@ -536,7 +536,7 @@ def full_deck() -> list:
 
 
 def random_deal(rng: random.Random) -> RefState:
-    """RULES.md "Setup": shuffle the 45 cards, remove 3 face down, deal 5 to
+    """docs/rules.md "Setup": shuffle the 45 cards, remove 3 face down, deal 5 to
     a then 5 to b, 2 face-up cards start the line, the remaining 30 are the
     deck (top first); a coin flip (rng) chooses the round-1 first player."""
     cards = full_deck()
