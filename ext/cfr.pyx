@@ -36,6 +36,9 @@ actions to probability 0 in every hand, so this prunes much of each walk.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.ref cimport PyObject
 from state cimport (
     State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW,
     apply_move, game_outcome, hand_size, update_hand_masks,
@@ -103,6 +106,55 @@ ctypedef struct Game:
     uint64_t count_cap
     uint64_t work
     bint over_cap
+    # stopping: every walk calls `stopping` at each node; every POLL_TICKS calls it reads
+    # the clock, and every POLL_SECONDS it takes the GIL to run the signal handlers (the
+    # main thread) and the owner's stop test
+    int stop
+    uint32_t ticks
+    double last_poll
+    PyObject *owner
+
+
+cdef enum:
+    POLL_TICKS = 256
+# How often a running walk looks at Ctrl-C and at its stop test.
+cdef double POLL_SECONDS = 0.002
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+class Stopped(Exception):
+    """A walk ended early: its stop test answered True (see `GameTree.stop_when`)."""
+
+
+cdef class GameTree
+
+
+cdef int poll_owner(Game *g) noexcept nogil:
+    """Take the GIL and ask the owning GameTree whether to stop (sets g.stop)."""
+    cdef double now = now_seconds()
+    if now - g.last_poll < POLL_SECONDS:
+        return g.stop
+    g.last_poll = now
+    if g.owner != NULL:
+        with gil:
+            (<GameTree><object>g.owner)._poll()
+    return g.stop
+
+
+cdef inline bint stopping(Game *g) noexcept nogil:
+    """True once the walk must stop: checked at every node, polled every few milliseconds."""
+    if g.stop:
+        return True
+    g.ticks += 1
+    if g.ticks < POLL_TICKS:
+        return False
+    g.ticks = 0
+    return poll_owner(g) != 0
 
 
 cdef inline double terminal_utility(const State *s) noexcept nogil:
@@ -231,7 +283,7 @@ cdef void count_walk(Game *g, int d, uint64_t *nodes, uint64_t *slots, uint64_t 
     cdef uint8_t moves[NMOVES]
     cdef int nact = public_moves(c, moves)
     cdef int a, p = c.s.to_move
-    if g.over_cap:
+    if g.over_cap or stopping(g):
         return
     nodes[0] += nact
     slots[0] += <uint64_t>c.n[p] * nact
@@ -258,6 +310,8 @@ cdef void build_walk(Game *g, int d, uint32_t index, uint64_t *next_node, uint64
     cdef int nact = public_moves(c, moves)
     cdef int a, h, p = c.s.to_move
     cdef uint32_t first = <uint32_t>next_node[0]
+    if stopping(g):
+        return
     node.player = p
     node.nact = nact
     node.first_child = first
@@ -281,6 +335,8 @@ cdef void build_walk(Game *g, int d, uint32_t index, uint64_t *next_node, uint64
             child.utility = <float>terminal_utility(&g.ctx[d + 1].s)
         else:
             build_walk(g, d + 1, first + a, next_node, next_slot, next_hand)
+            if g.stop:
+                return
 
 
 # ---------------------------------------------------------------------------------
@@ -366,6 +422,8 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
     cdef double v, best, x, wt
     cdef Node *child
     cdef const double *mover_prob
+    if stopping(g):
+        return
     if p == TERMINAL:
         terminal_values(g, d, upd, node.utility)
         return
@@ -399,9 +457,13 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
                 continue
         child_lists(g, d, p, child.move, mover_prob, nact, a)
         if child.player == TERMINAL:
+            if stopping(g):
+                return
             terminal_values(g, d + 1, upd, child.utility)
         else:
             walk(g, node.first_child + a, d + 1, upd, mode)
+            if g.stop:  # what this walk would write now is incomplete: leave it unwritten
+                return
         if p == upd:
             if nc.parent_pos[upd] == NULL:
                 for h in range(nh):
@@ -526,6 +588,8 @@ cdef void view_walk(Game *g, ViewBuffers *vb, uint32_t index, int d, double *pol
     cdef int32_t *pos_q
     cdef bint terminal
     cdef int const_value = 0
+    if stopping(g):
+        return
     # the view's world weights: prod_k C(pool_k, held_k), pool = unseen by the mover
     for h in range(np_):
         hand_p = &g.hands[p][c.list[p][h] * NKINDS]
@@ -553,6 +617,8 @@ cdef void view_walk(Game *g, ViewBuffers *vb, uint32_t index, int d, double *pol
             const_value = open_value_a(&nc.s)
         else:
             view_walk(g, vb, node.first_child + a, d + 1, policy)
+            if g.stop:
+                return
         cv = vb.pairval[d + 1]
         cnb = nc.n[1]
         pos_p = nc.parent_pos[p]
@@ -655,6 +721,9 @@ cdef class GameTree:
     cdef readonly bint built
     cdef State root
     cdef uint8_t pool[NKINDS]
+    cdef object _stop_test
+    cdef object _pending
+    cdef bint _requested
 
     def __cinit__(self, CoreState state not None, pool, sizes):
         cdef int p, i, j, k, d, nmax
@@ -708,6 +777,54 @@ cdef class GameTree:
             if self.g.value[d] == NULL or self.g.child_values[d] == NULL or self.g.strategy[d] == NULL:
                 raise MemoryError("cannot allocate the walk buffers")
 
+    # Stopping. Every walk (counting, building, iterating, best responses, values) checks a
+    # flag at each node and, every few milliseconds, takes the GIL to run the signal
+    # handlers (in the main thread: Ctrl-C) and the stop test: a long walk ends within
+    # milliseconds of either.
+
+    def stop_when(self, test):
+        """Stop any walk once `test` (a callable, a `threading.Event`, or None: never) says so.
+
+        A stopped walk raises Stopped (or the KeyboardInterrupt a signal handler raised);
+        what it had not finished is left as it was (an iteration cut short has updated part
+        of the tree: the average strategy is still a strategy, its values exact for it).
+        """
+        if test is not None and hasattr(test, "is_set"):
+            test = test.is_set
+        self._stop_test = test
+
+    def request_stop(self):
+        """Stop the running walk (from another thread) and every later one: raises Stopped."""
+        self._requested = True
+        self.g.stop = 1
+
+    cdef void _poll(self) noexcept:
+        try:
+            PyErr_CheckSignals()  # the main thread runs its handlers; elsewhere a no-op
+            if self._requested or (self._stop_test is not None and self._stop_test()):
+                self.g.stop = 1
+        except BaseException as e:  # a handler's KeyboardInterrupt, or the test's own error
+            self._pending = e
+            self.g.stop = 1
+
+    cdef void _arm(self):
+        self._pending = None
+        self.g.stop = 0
+        self.g.ticks = 0
+        self.g.last_poll = 0.0
+        self.g.owner = <PyObject *>self
+        self._poll()  # a stop asked before the walk: it does not start
+
+    cdef int _disarm(self) except -1:
+        """After a walk: raise what stopped it, if anything did."""
+        self.g.owner = NULL
+        if not self.g.stop:
+            return 0
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            raise pending
+        raise Stopped("stopped")
+
     def __dealloc__(self):
         cdef int d, p
         for p in range(2):
@@ -724,11 +841,12 @@ cdef class GameTree:
         self._free_tree()
 
     cdef void _free_tree(self):
-        free(self.g.nodes)
-        free(self.g.node_hands)
-        free(self.g.regret)
-        free(self.g.average)
-        free(self.g.policy)
+        with nogil:  # returning a big tree's pages takes tens of milliseconds: other threads run
+            free(self.g.nodes)
+            free(self.g.node_hands)
+            free(self.g.regret)
+            free(self.g.average)
+            free(self.g.policy)
         self.g.nodes = NULL
         self.g.node_hands = NULL
         self.g.regret = NULL
@@ -763,9 +881,12 @@ cdef class GameTree:
         self.g.count_cap = cap
         self.g.over_cap = False
         self.g.work = 0
-        with nogil:
-            self._root_ctx()
-            count_walk(&self.g, 0, &nodes, &slots, &hand_entries)
+        self._arm()
+        if not self.g.stop:
+            with nogil:
+                self._root_ctx()
+                count_walk(&self.g, 0, &nodes, &slots, &hand_entries)
+        self._disarm()
         return dict(nodes=nodes, slots=slots, hand_entries=hand_entries, work=self.g.work,
                     complete=not self.g.over_cap, hands=(self.g.nhands[0], self.g.nhands[1]))
 
@@ -790,11 +911,16 @@ cdef class GameTree:
         self.g.nnodes = nodes
         self.g.nslots = slots
         self.g.nhand_entries = entries
-        with nogil:
-            self._root_ctx()
-            self.g.nodes[0].parent = 0
-            self.g.nodes[0].move = 255
-            build_walk(&self.g, 0, 0, &next_node, &next_slot, &next_hand)
+        self._arm()
+        if not self.g.stop:
+            with nogil:
+                self._root_ctx()
+                self.g.nodes[0].parent = 0
+                self.g.nodes[0].move = 255
+                build_walk(&self.g, 0, 0, &next_node, &next_slot, &next_hand)
+        if self.g.stop:  # a tree half built is never walked; its memory goes with the tree
+            self.built = False
+        self._disarm()
         assert next_node == nodes and next_slot == slots and next_hand == entries
         self.iterations = 0
         self.built = True
@@ -808,13 +934,18 @@ cdef class GameTree:
         """Run n CFR+ iterations (each updates a then b)."""
         self._require_built()
         cdef int t, upd
-        with nogil:
-            for t in range(n):
-                self.iterations += 1
-                self.g.avg_weight = <double>self.iterations * self.iterations
-                for upd in range(2):
-                    self._root_ctx()
-                    walk(&self.g, 0, 0, upd, MODE_CFR)
+        self._arm()
+        if not self.g.stop:
+            with nogil:
+                for t in range(n):
+                    self.iterations += 1
+                    self.g.avg_weight = <double>self.iterations * self.iterations
+                    for upd in range(2):
+                        self._root_ctx()
+                        walk(&self.g, 0, 0, upd, MODE_CFR)
+                    if self.g.stop:
+                        break
+        self._disarm()
 
     cdef double _root_total(self, int player, int mode, bint use_policy) except? -1:
         cdef double total = 0.0
@@ -824,12 +955,15 @@ cdef class GameTree:
             self.g.policy = NULL
         elif self.g.policy == NULL:
             raise RuntimeError("no policy set")
-        with nogil:
-            self._root_ctx()
-            walk(&self.g, 0, 0, player, mode)
-            for h in range(self.g.ctx[0].n[player]):
-                total += self.g.value[0][h]
+        self._arm()
+        if not self.g.stop:
+            with nogil:
+                self._root_ctx()
+                walk(&self.g, 0, 0, player, mode)
+                for h in range(self.g.ctx[0].n[player]):
+                    total += self.g.value[0][h]
         self.g.policy = saved
+        self._disarm()
         return total
 
     def best_response(self, int player, bint policy=False):
@@ -1009,9 +1143,12 @@ cdef class GameTree:
                 vb.world_w[d] = <int64_t *>malloc(<size_t>self.g.nhands[0] * self.g.nhands[1] * sizeof(int64_t))
                 if vb.pairval[d] == NULL or vb.score[d] == NULL or vb.margin[d] == NULL or vb.world_w[d] == NULL:
                     raise MemoryError("cannot allocate the view buffers")
-            with nogil:
-                self._root_ctx()
-                view_walk(&self.g, &vb, 0, 0, self.g.policy)
+            self._arm()
+            if not self.g.stop:
+                with nogil:
+                    self._root_ctx()
+                    view_walk(&self.g, &vb, 0, 0, self.g.policy)
+            self._disarm()
         finally:
             for d in range(MAXD):
                 free(vb.pairval[d])

@@ -7,6 +7,7 @@ final margins are summed over the worlds. All moves share the same worlds, so th
 difference is not blurred by the luck of the deal.
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint8_t, uint64_t
 from rng cimport Rng, rng_seed
 from state cimport (
@@ -52,6 +53,9 @@ def flat_values(CoreState view not None, int observer, worlds, seed=0, str polic
             rewards[i] = 0
             margins[i] = 0
         for w in range(n_worlds):
+            if (w & 255) == 255:  # every few milliseconds: Ctrl-C ends a long evaluation at once
+                with gil:
+                    PyErr_CheckSignals()
             sample_world(&root, &unseen, &world, &r)
             for i in range(n):
                 game = world

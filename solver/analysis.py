@@ -159,10 +159,12 @@ def parse_item(text: str, line: int) -> Item:
     """
     text = text.strip()
     if text.startswith("{"):
+        from .jsonl import loads
+
         try:
-            data = json.loads(text)
+            data = loads(text)  # nesting capped: deep JSON is a bad line, not a RecursionError
         except ValueError as e:
-            raise ItemError(f"not valid JSON ({e})") from None
+            raise ItemError(str(e)) from None
         if not isinstance(data, dict):
             raise ItemError("a JSON item must be an object")
         if "dnp" in data:

@@ -35,7 +35,7 @@ from .analysis import (
 )
 from .errors import OutputMismatch
 from .notation import PositionError
-from .jsonl import OutputFileError, open_append, read_lines
+from .jsonl import OutputFileError, open_append, records
 from .parallel import run_tasks
 
 # The version of the results' form; raise it whenever a change makes results differ, so
@@ -55,15 +55,14 @@ def read_items(stream, on_bad_line) -> list[Item]:
     The stream may give bytes (each line is decoded alone, so one line of invalid UTF-8
     is one bad line) or text. An id given twice is a bad line at its second use.
     """
+    from .jsonl import stream_lines
+
     items = []
     seen: dict[str, int] = {}
-    for number, text in enumerate(stream, 1):
-        if isinstance(text, bytes):
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError as e:
-                on_bad_line(number, f"not valid UTF-8 (byte {e.object[e.start]:#04x} at column {e.start + 1})")
-                continue
+    for number, text, problem in stream_lines(stream):  # each line capped and decoded alone
+        if problem is not None:
+            on_bad_line(number, problem)
+            continue
         if number == 1:
             text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
         if not text.strip() or text.lstrip().startswith("#"):
@@ -131,18 +130,19 @@ def existing_results(path: str, as_csv: bool, equilibrium_nodes: int = DEFAULT_E
 
 def _jsonl_results(path: str, expected: dict) -> Previous:
     previous = Previous()
-    for number, line in read_lines(path):
-        try:
-            result = json.loads(line)
-        except (TypeError, ValueError):
-            continue  # cut by an interruption (or not UTF-8): redone
+    for number, result, problem in records(path):
+        if problem is not None:
+            continue  # cut by an interruption (or not UTF-8, not JSON): redone
         if not isinstance(result, dict):
             continue
         if result.get("analyse") != expected:
             raise OutputMismatch(_mismatch(path, number, result.get("analyse"), expected))
         if isinstance(result.get("id"), bool) or not isinstance(result.get("id"), (str, int)):
             continue
-        previous.done.add(id_key(result["id"]))
+        key = id_key(result["id"])
+        if key in previous.done:
+            continue  # written twice (two runs at once, before outputs were locked): counted once
+        previous.done.add(key)
         previous.results.append(result)
     return previous
 

@@ -60,7 +60,7 @@ def render_board(pos: Position) -> str:
         reach = pos.line[-TAKE_SIZE:]
         out.append(f"line    {_cards(pos.line)}  <- newest   ({_plural(len(pos.line), 'card')})")
         if not pos.is_over:
-            out.append(f"a take now gets: {_cards(reach)}")
+            out.append(f"{PLAYERS[pos.to_move]} taking now would get: {_cards(reach)}")
     else:
         out.append("line    (empty)")
     for p in range(2):

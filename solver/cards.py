@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _core
-from .errors import CardError
+from .errors import CardError, MoveError
 
 KINDS: tuple[str, ...] = _core.KINDS
 NKINDS: int = _core.NKINDS
@@ -92,9 +92,31 @@ class Move:
 
     >>> Move.parse("+3"), str(Move.parse("T")), Move.parse("T").is_take
     (Move('+3'), 'T', True)
+
+    `Move(...)` takes a move index (a kind 0..10, or 11 for the take) or a token, so that
+    the printed form can be typed back; anything else is a MoveError:
+
+    >>> Move("6") == Move(1), Move("T").is_take
+    (True, True)
+    >>> Move(12)
+    Traceback (most recent call last):
+    ...
+    solver.errors.MoveError: 12 is not a move (an index 0 to 11, or a token such as 8, +3, -1, C, T)
     """
 
     index: int  # a kind 0..10, or TAKE
+
+    def __post_init__(self):
+        index = self.index
+        if type(index) is int and 0 <= index <= TAKE:
+            return
+        if isinstance(index, str):
+            kind = TAKE if index == TAKE_TOKEN else _KIND_OF.get(index)
+            if kind is not None:
+                object.__setattr__(self, "index", kind)
+                return
+        shown = repr(index) if isinstance(index, str) else str(index)
+        raise MoveError(f"{shown[:40]} is not a move (an index 0 to {TAKE}, or a token such as 8, +3, -1, C, T)")
 
     @classmethod
     def parse(cls, token: str) -> "Move":

@@ -12,6 +12,7 @@ traceback under `dnoir --debug`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -27,7 +28,7 @@ from .bounds import (
     Real, Whole, whole,
 )
 from .cli_bench import bench
-from .cli_common import PositionArgsCommand, moves_option, position_arg, search_options
+from .cli_common import PositionArgsCommand, moves_option, output_path, position_arg, search_options
 from .cli_equilibrium import exploit
 from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
@@ -127,11 +128,13 @@ def deal(seed):
               help="game mode: stop once the exploitability is at most this (default 0.001).")
 @click.option("--time", "seconds", type=Real(0.001, MAX_SECONDS), default=None,
               help="game mode: seconds at most (default 300).")
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="game mode: write the whole strategy to FILE, one information set a line (JSON).")
+@click.option("--max-memory-mb", type=Real(1.0, MAX_TT_MB), default=None,
+              help="game mode: refuse trees estimated larger than this many MB (default 4096).")
 @click.option("--force", is_flag=True, help="game mode: solve even when the size estimate exceeds the limits.")
 @moves_option
-def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
+def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, max_memory_mb, force):
     """Solve a round-4 position exactly: the value of every legal move, best first.
 
     With both hands known: each move's outcome (win/draw/loss) and final margin under
@@ -145,8 +148,10 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, force):
         from .cli_equilibrium import solve_game_command
 
         solve_game_command(position_arg(dnp), as_json=as_json, target=target, seconds=seconds,
-                           strategy_file=strategy_file, force=force)
+                           strategy_file=strategy_file, force=force, max_memory_mb=max_memory_mb)
         return
+    if max_memory_mb is not None:
+        raise click.UsageError("--max-memory-mb is for --mode game (the other modes use --tt-mb)")
 
     result = solve_position(position_arg(dnp), tt_mb=tt_mb, mode=mode)
     click.echo(json.dumps(result.to_dict()) if as_json else render_solve(result))
@@ -192,6 +197,10 @@ def advise(dnp, seconds, iterations, threads, seed, config, max_nodes, as_json):
         signal.signal(signal.SIGINT, previous)
     if stop.is_set():
         click.echo(f"interrupted after {result.iterations:,} iterations: the best move found so far", err=True)
+    if not dnp and not as_json:  # no position given: show the one advised on
+        click.echo(f"the built-in example position: {pos}")
+        click.echo(render_board(pos))
+        click.echo()
     click.echo(json.dumps(result.to_dict()) if as_json else render_advice(pos, result))
     return 130 if stop.is_set() else 0
 
@@ -232,19 +241,28 @@ def main(argv=None) -> int:
     _sigterm_as_ctrl_c()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        rv = cli.main(args=args, prog_name="dnoir", standalone_mode=False)
+        # click's own `main` is not used: it prints a blank line before its Abort on Ctrl-C
+        # and turns a closed output pipe into a silent exit 1
+        with cli.make_context("dnoir", list(args)) as ctx:
+            rv = cli.invoke(ctx)
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
         _fail(e.format_message())
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, EOFError):
         _fail("interrupted", code=130)
     except DnoirError as e:  # PositionError, MoveError, SpecError, RecordError, ...
         _fail(str(e))
     except MemoryError as e:  # too big a table for this machine: the user's size, not a bug
         _fail(str(e) or "out of memory")
     except BrokenPipeError:
-        return 0
+        return closed_pipe()
+    except OSError as e:
+        if e.errno == errno.EPIPE:
+            return closed_pipe()
+        if e.errno in OUTPUT_FULL:  # standard output on a full disk: the output's problem, not a bug
+            _fail(f"cannot write the output: {e.strerror or e}")
+        _internal_error(e, debug=_wants_debug(args))
     except Exception as e:  # noqa: BLE001 - sorted here: a setup problem or a bug
         # A plain RuntimeError is how solver.parallel and solver.plot say the setup is
         # wanting (a missing extra, an unreachable cluster); its subclasses
@@ -252,7 +270,36 @@ def main(argv=None) -> int:
         if type(e) is RuntimeError:
             _fail(str(e) or "RuntimeError")
         _internal_error(e, debug=_wants_debug(args))
-    return rv if isinstance(rv, int) else 0
+    code = rv if isinstance(rv, int) else 0
+    try:  # what is still buffered for stdout must reach it now, not fail at exit
+        sys.stdout.flush()
+    except OSError as e:
+        if e.errno == errno.EPIPE:
+            return closed_pipe()
+        _fail(f"cannot write the output: {e.strerror or e}")
+    return code
+
+
+# The exit code after the reader of the output went away (`dnoir ... | head -1`): what a Unix
+# tool killed by SIGPIPE reports (128 + 13), never 1 (for `dnoir analyse`: "bad lines").
+EXIT_CLOSED_PIPE = 128 + 13
+# The errors of writing to a full disk or quota: an output error (exit 2), not a bug.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def closed_pipe() -> int:
+    """The reader of stdout has gone: end quietly, as Unix tools do (EXIT_CLOSED_PIPE).
+
+    Later writes and the final flush go to /dev/null, so that Python does not complain
+    about the pipe at exit.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_CLOSED_PIPE
 
 
 def _wants_debug(args: list[str]) -> bool:
@@ -284,6 +331,10 @@ def _sigterm_as_ctrl_c() -> None:
 def _fail(message: str, code: int = 2):
     line = " ".join(str(message).split())
     click.echo(f"dnoir: error: {line}", err=True)
+    try:
+        sys.stdout.flush()
+    except OSError:  # the output is the problem (full, closed): drop what is buffered for it
+        closed_pipe()
     sys.exit(code)
 
 

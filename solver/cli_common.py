@@ -11,6 +11,7 @@ argument is taken as the position, not as an option (see `PositionArgsCommand`).
 from __future__ import annotations
 
 import functools
+import os
 
 import click
 
@@ -124,4 +125,32 @@ def search_options(command):
     return build(command)
 
 
-__all__ = ["MOVES_KEY", "PositionArgsCommand", "SearchConfig", "moves_option", "position_arg", "search_options"]
+def output_path(ctx, param, value):
+    """A click callback for an option that names an output file: checked when the command
+    line is read, before any game, iteration or question, so that a run never fails at
+    its end for want of a place to write (the folder exists and can be written, the path
+    is not a folder, an existing file can be written)."""
+    if value is None or value == "-":
+        return value
+    check_output_path(value, param.opts[0] if param is not None else "the output")
+    return value
+
+
+def check_output_path(path: str, option: str) -> None:
+    """OptionError-like click.BadParameter unless `path` can be written (see output_path)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    why = None
+    if not os.path.isdir(folder):
+        why = f"the folder {folder} does not exist"
+    elif os.path.isdir(path):
+        why = "it is a folder"
+    elif os.path.exists(path) and not os.access(path, os.W_OK):
+        why = "permission denied"
+    elif not os.path.exists(path) and not os.access(folder, os.W_OK | os.X_OK):
+        why = f"the folder {folder} cannot be written"
+    if why is not None:
+        raise click.BadParameter(f"cannot write {path}: {why}", param_hint=f"'{option}'")
+
+
+__all__ = ["MOVES_KEY", "PositionArgsCommand", "SearchConfig", "check_output_path", "moves_option", "output_path",
+           "position_arg", "search_options"]

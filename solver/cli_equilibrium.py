@@ -49,20 +49,20 @@ def _write_strategy(sol: GameSolution, path: str) -> int:
 
 
 def solve_game_command(pos, as_json: bool, target: float | None, seconds: float | None,
-                       strategy_file: str | None, force: bool) -> None:
+                       strategy_file: str | None, force: bool, max_memory_mb: float | None = None) -> None:
     """`dnoir solve --mode game`: solve, print, and write the strategy file when asked."""
     sol = solve_game(pos, target=DEFAULT_TARGET if target is None else target,
                      limit=Limit(seconds=DEFAULT_SECONDS if seconds is None else seconds),
-                     max_memory_mb=DEFAULT_MAX_MEMORY_MB, force=force)
-    infosets = _write_strategy(sol, strategy_file) if strategy_file else None
+                     max_memory_mb=DEFAULT_MAX_MEMORY_MB if max_memory_mb is None else max_memory_mb, force=force)
     if as_json:
         out = sol.to_dict()
-        if infosets is not None:
-            out["strategy_infosets"] = infosets
+        if strategy_file:
+            out["strategy_infosets"] = _write_strategy(sol, strategy_file)
         click.echo(json.dumps(out))
     else:
-        click.echo(render_game(pos, sol))
-        if infosets is not None:
+        click.echo(render_game(pos, sol))  # shown before the file is written: a failed write loses nothing
+        if strategy_file:
+            infosets = _write_strategy(sol, strategy_file)
             click.echo(f"strategy: {infosets:,} information sets written to {strategy_file}")
 
 
@@ -101,6 +101,15 @@ def exploit(dnp, policy, seed, target, seconds, max_memory_mb, force, as_json):
     Prints the best-response value against the policy for each seat and the
     exploitability: the mean of the two best-response gains over the game value.
     """
-    report = exploitability(position_arg(dnp), policy=policy, seed=seed, target=target,
-                            limit=Limit(seconds=seconds), max_memory_mb=max_memory_mb, force=force)
+    from .progress import Progress
+
+    with Progress(total=None, label="information sets of the policy") as progress:
+        def on_infoset(done, total):  # a bot policy asks the bot at every one: minutes on a big tree
+            progress.total = total
+            if done % 50 == 0 or done == total:  # a live line is redrawn at every advance
+                progress.advance(done - progress.done)
+
+        report = exploitability(position_arg(dnp), policy=policy, seed=seed, target=target,
+                                limit=Limit(seconds=seconds), max_memory_mb=max_memory_mb, force=force,
+                                on_infoset=on_infoset)
     click.echo(json.dumps(report.to_dict()) if as_json else render_exploit(report))

@@ -8,6 +8,7 @@ output file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 
@@ -16,6 +17,7 @@ import click
 from .board import render_board, render_move_line, render_pairing, render_ratings
 from .analysis import DEFAULT_EQUILIBRIUM_NODES
 from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
+from .cli_common import output_path
 from .errors import OptionError
 from .jsonl import open_append
 from .progress import Progress
@@ -32,6 +34,18 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
     played, so any number of pairs starts at once and runs in flat memory. `limit` is the
     budget of --movetime and --iterations (see `_match_limit`).
     """
+    from .jsonl import OutputFileError, OutputLock
+
+    try:  # one writer at a time: a second run on the same --out is refused before it reads it
+        lock = OutputLock(out) if out is not None else None
+    except OutputFileError as e:
+        raise click.UsageError(f"--out {e}") from None
+    with lock or contextlib.nullcontext():
+        return _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt)
+
+
+def _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt):
+    from .jsonl import write_error
     from .match import PairingTally, make_jobs, read_records, record_key, run_jobs
 
     tallies = {tuple(p): PairingTally(*p) for p in pairings}
@@ -64,11 +78,20 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
             for record in games:
                 with interrupts.held():  # the file and the table always hold the same games
                     if sink is not None:
-                        sink.write(json.dumps(record) + "\n")
-                        sink.flush()
+                        try:
+                            sink.write(json.dumps(record) + "\n")
+                            sink.flush()
+                        except OSError as e:  # a full disk: an output error, the games before it kept
+                            raise write_error(out, e) from None
                     tallies[tuple(record["pairing"])].add(record)
-                mean = first.units.mean()
-                progress.advance(note=f"{pairings[0][0]} scores {mean:.3f}" if mean is not None else None)
+                if len(pairings) == 1:
+                    mean = first.units.mean()
+                    note = f"{pairings[0][0]} scores {mean:.3f}" if mean is not None else None
+                else:  # a round robin: the pairing of the game just finished, and its score so far
+                    x, y = record["pairing"]
+                    mean = tallies[(x, y)].units.mean()
+                    note = f"{x} vs {y}" + (f": {x} scores {mean:.3f}" if mean is not None else "")
+                progress.advance(note=note)
                 if sprt is not None:
                     stop = sprt.decision(first.units.penta)
                     if stop is not None:
@@ -78,7 +101,10 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
     finally:
         games.close()
         if sink is not None:
-            sink.close()
+            try:
+                sink.close()
+            except OSError:  # what could not be written was reported above
+                pass
     return tallies, stop
 
 
@@ -180,7 +206,7 @@ def _run_options(f):
                      help="Continue --out, skipping the games it holds. Only the same match resumes: same "
                           "specs, --seed, --movetime and --iterations (a file of another match is refused, "
                           "untouched); a larger --pairs extends it.")(f)
-    f = click.option("--out", type=click.Path(dir_okay=False), default=None,
+    f = click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_path,
                      help="Write every game record to this JSONL file as it finishes.")(f)
     f = click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
                      help="Seed of the deals and bots.")(f)
@@ -228,7 +254,7 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
     from .stats import Sprt
 
     try:
-        test = Sprt.parse(sprt) if sprt else None
+        test = Sprt.parse(sprt) if sprt is not None else None  # '' is a mistake, not "no SPRT"
     except ValueError as e:  # Sprt.parse only reads the option's text: any ValueError is the text's
         raise OptionError(str(e)) from None
     tallies, stop = _run_games([(_check_spec(a), _check_spec(b))], pairs, seed, _match_limit(movetime, iterations),
@@ -255,7 +281,7 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
 @click.argument("specs", nargs=-1, required=True)
 @_run_options
 @_budget_options
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="Draw Elo against search budget to this PNG (specs that differ only in budget; extra [plot]).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Elo table as one JSON object.")
 def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, iterations, plot, as_json):
@@ -268,6 +294,10 @@ def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, it
     pairings = [(x, y) for i, x in enumerate(specs) for y in specs[i + 1:]]
     if plot:
         budgets = _budgets(specs)  # fail before playing, not after
+        try:
+            import matplotlib  # noqa: F401 - checked before the games, drawn after them
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'district-noir-solver[plot]'") from None
     tallies, stop = _run_games(pairings, pairs, seed, _match_limit(movetime, iterations), out, resume,
                                workers or os.cpu_count() or 1, scheduler)
     index = {s: i for i, s in enumerate(specs)}
@@ -322,25 +352,25 @@ def _budgets(specs) -> dict:
 def replay(file, index, at_move, compact):
     """Step through a recorded game: one line a move (or the board after every move), the
     board at a chosen move, and the result."""
-    from .jsonl import read_lines
+    from .jsonl import file_lines, loads
     from .records import REPLAY_FIELDS, RecordError, check_record
 
     # Records are numbered by line, bad ones included, so that a bad line never shifts
     # which game an index names; only the chosen record is read and checked.
     count = 0
-    for line_number, text in read_lines(file):
+    for line_number, text, problem in file_lines(file):
         if count == index:
             break
         count += 1
     else:
         raise click.UsageError(f"{file} holds {count} game records; --game {index} is past the end")
     try:
-        if text is None:
-            raise RecordError("record", "not valid UTF-8")
+        if problem is not None:
+            raise RecordError("record", problem)
         try:
-            record = json.loads(text)
+            record = loads(text)
         except ValueError as e:
-            raise RecordError("record", f"not valid JSON ({e})") from None
+            raise RecordError("record", str(e)) from None
         check_record(record, REPLAY_FIELDS)
     except RecordError as e:
         raise click.UsageError(f"{file} line {line_number} (--game {index}) is not a game record: {e}") from None
@@ -381,18 +411,9 @@ def replay(file, index, at_move, compact):
                    else "\nthe record ends before the game does")
 
 
-def _writable_out(ctx, param, value):
-    """--out must be a file in a folder that exists (checked before any work)."""
-    if value is not None:
-        folder = os.path.dirname(os.path.abspath(value))
-        if not os.path.isdir(folder):
-            raise click.BadParameter(f"{value}: the folder {folder} does not exist", param_hint="'--out'")
-    return value
-
-
 @click.command()
 @click.argument("input_file", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=_writable_out,
+@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="Write results here as they finish (default: standard output); ids already in it are "
                    "skipped, so an interrupted run resumes (only output written with the same settings).")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV rather than JSONL.")
@@ -418,15 +439,27 @@ def analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes):
     best move; each result says which (`method`). The choice counts nodes and iterations,
     not seconds, so the results are the same on every machine.
     """
-    from .batch import OutputMismatch, Previous, Summary, Writer, existing_results, make_plan, read_items, run_plan
-    from .analysis import id_key
-    from .jsonl import OutputFileError
+    from .batch import Summary
+    from .jsonl import OutputFileError, OutputLock
 
     summary = Summary()
 
     def bad_line(number, reason):
         summary.bad_lines += 1
         click.echo(f"dnoir: {input_file} line {number}: {' '.join(reason.split())}", err=True)
+
+    try:  # one writer at a time: a second run on the same --out is refused before it reads it
+        lock = OutputLock(out) if out is not None else None
+    except OutputFileError as e:
+        raise click.UsageError(f"--out {e}") from None
+    with lock or contextlib.nullcontext():
+        return _analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes, summary, bad_line)
+
+
+def _analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes, summary, bad_line):
+    from .batch import OutputMismatch, Previous, Writer, existing_results, make_plan, read_items, run_plan
+    from .analysis import id_key
+    from .jsonl import OutputFileError, write_error
 
     with click.open_file(input_file, "rb") as stream:  # bytes: each line is decoded alone
         items = read_items(stream, bad_line)
@@ -452,20 +485,33 @@ def analyse(input_file, out, as_csv, workers, scheduler, equilibrium_nodes):
     results = run_plan(plan, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
                        equilibrium_nodes=equilibrium_nodes)
     interrupted = False
+    failed = None
     try:
         total = sum(len(group) for group in plan.copies.values())
         with Progress(total=total, label="items") as progress:
             for _, result in results:
-                writer.write(result)
+                try:
+                    writer.write(result)
+                except OSError as e:  # a full disk: an output error, the results before it kept
+                    if e.errno == errno.EPIPE:
+                        raise
+                    failed = write_error(out or "the output", e)
+                    break
                 summary.add(result)
                 progress.advance()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         results.close()
-        writer.close()
+        try:
+            writer.close()
+        except OSError as e:
+            if failed is None and e.errno != errno.EPIPE:
+                failed = write_error(out or "the output", e)
     for line in summary.lines():
         click.echo(line, err=True)
+    if failed is not None:
+        raise failed
     if interrupted:
         click.echo("interrupted: every result above is written; run again to resume", err=True)
         return 130

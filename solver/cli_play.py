@@ -68,7 +68,7 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
             return 0
     else:
         if seed is None:
-            seed = random.SystemRandom().randrange(2**63)
+            seed = random.SystemRandom().randrange(MAX_SEED + 1)  # one --seed takes back
             click.echo(f"seed {seed}")
         seat_index = random.Random(seed).randrange(2) if seat == "random" else PLAYERS.index(seat)
         game = Game.versus(Position.random_deal(seed), seat_index, engine_spec or DEFAULT_ENGINE, seed)
@@ -84,7 +84,8 @@ def play(engine_spec, seat, seed, record, track, load, hint_time, review_time, t
             raise click.BadParameter(f"cannot write {record}: {e.strerror or e}", param_hint="--record") from None
     loop = PlayLoop(game, inp, out, engine=engine, hint_limit=Limit(seconds=hint_time), review_limit=review_limit,
                     record=record, threads=threads)
-    loop.run()
+    if loop.run() == "engine fault":  # said on the way; the record is kept
+        return 1
     return 0
 
 
@@ -160,17 +161,18 @@ def review(record_file, index, seconds, iterations, seed, threads, seat, equilib
 
 
 def _read_records(path: str) -> list[tuple[int, int, dict]]:
-    """(number, line number, record) of each non-empty line; a line that is not JSON is an error."""
+    """(number, line number, record) of each non-empty line; a line that is not JSON (or not
+    UTF-8, too long, nested too deep: solver.jsonl's reader) is an error naming the line."""
+    from .jsonl import records as json_records
+
     records = []
-    with open(path) as f:
-        for line_number, text in enumerate(f, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError as e:
-                raise click.ClickException(f"{path} line {line_number}: not valid JSON ({e})") from None
+    try:
+        for line_number, record, problem in json_records(path):
+            if problem is not None:
+                raise click.ClickException(f"{path} line {line_number}: {problem}")
             records.append((len(records), line_number, record))
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
     if not records:
         raise click.ClickException(f"{path}: no game record")
     return records

@@ -71,6 +71,8 @@ QUOTE_CHARS = 40
 MAX_ERROR_CHARS = 300
 # `quit` waits at most this long for a search to end (one slice, normally) before exiting.
 QUIT_WAIT_SECONDS = 5.0
+# `go` after `stop` waits at most this long for the stopped search's answer before it is "busy".
+STOPPED_WAIT_SECONDS = 5.0
 # Hash: the ISMCTS node pool in MB (10^6 bytes), as `dnoir advise --max-nodes` counts it.
 BYTES_PER_MB = 1_000_000
 HASH_MIN_MB = max(1, -(-MIN_NODES * NODE_BYTES // BYTES_PER_MB))
@@ -308,6 +310,11 @@ class Engine:
     def cmd_go(self, args, line):
         """Start a search of the position in a worker thread; it prints `info` lines, then `bestmove`."""
         start = time.perf_counter()
+        running = self._running
+        if running is not None and running.stop.is_set():
+            # a stopped search answers within milliseconds (every loop checks its stop):
+            # `stop` then `go` is the next search, not "busy"
+            running.thread.join(STOPPED_WAIT_SECONDS)
         if self.searching:
             raise ProtocolError("busy: a search is running (send stop, or wait for its bestmove)")
         limits = parse_go(args)
@@ -322,8 +329,13 @@ class Engine:
         thread.start()
 
     def cmd_stop(self, args, line):
-        """End the running search at once: it answers `bestmove` with its best move so far."""
-        self._stop_search()
+        """End the running search at once: it answers `bestmove` with its best move so far.
+
+        The main thread does not wait for that answer: it goes on reading commands.
+        """
+        running = self._running
+        if running is not None:
+            running.stop.set()
 
     # The search, in its worker thread.
 

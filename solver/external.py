@@ -44,7 +44,8 @@ GRACE_SECONDS = 1.0
 # An engine's budget when none is given; and how long a move on iterations alone may take.
 DEFAULT_LIMIT = Limit(seconds=1.0)
 ITERATIONS_WAIT_SECONDS = 60.0
-STARTUP_SECONDS = 30.0
+# The handshake (`dn` ... `dnok`) of an engine starting: a few seconds, for a loaded machine.
+STARTUP_SECONDS = 10.0
 # How long `quit` may take before the engine is killed.
 QUIT_SECONDS = 2.0
 
@@ -138,7 +139,11 @@ class ExternalBot:
         threading.Thread(target=_read_lines, args=(self.proc.stdout, self.lines), daemon=True,
                          name=f"engine {self.proc.pid} reader").start()
         self._send("dn")
-        self.engine_name = self._wait_for("dnok", STARTUP_SECONDS, collect="id name ")
+        try:
+            self.engine_name = self._wait_for("dnok", STARTUP_SECONDS, collect="id name ", handshake=True)
+        except EngineFault as e:
+            raise EngineFault(e.kind, f"{self.command[:60]!r} is not an engine speaking the protocol "
+                                      f"(docs/protocol.md): {e.detail}") from None
 
     def _ended(self, doing: str) -> EngineFault:
         """The engine's output ended: reap it, and the fault to raise."""
@@ -194,7 +199,7 @@ class ExternalBot:
         except (OSError, ValueError):
             raise self._ended(f"(sending {line.split()[0]!r})") from None
 
-    def _wait_for(self, prefix: str, seconds: float, collect: str | None = None):
+    def _wait_for(self, prefix: str, seconds: float, collect: str | None = None, handshake: bool = False):
         """Read lines until one starts with `prefix`; returns it (or the last `collect` line seen).
 
         Out of time, the engine is killed (its late lines must not answer a later
@@ -218,6 +223,9 @@ class ExternalBot:
                 continue
             if line is None:
                 raise self._ended(f"while we waited for '{prefix}'")
+            if handshake and line.strip() == "dn":  # `cat` and the like: our own words back
+                self.kill()
+                raise EngineFault("crash", "it echoes its input ('dn' answered with 'dn')")
             if collect and line.startswith(collect):
                 found = line[len(collect):]
             if prefix == "bestmove" and line.split(None, 1)[:1] == ["error"]:

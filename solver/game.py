@@ -26,11 +26,12 @@ gains over the game value.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ._cfr import GameTree
+from ._cfr import GameTree, Stopped
 from .cards import COMPOSITION, NKINDS, Move, format_counts
 from .limit import Limit
 from .errors import GameTooBig, LimitError
@@ -233,7 +234,7 @@ def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: 
     if not force:
         if (not est.complete and memory_cap <= time_cap) or est.memory_mb > max_memory_mb:
             raise GameTooBig(f"the game tree does not fit in {max_memory_mb:g} MB: {est.describe()}; "
-                             "give more memory or --force")
+                             "give more memory (--max-memory-mb) or --force")
         if not est.complete or (seconds is not None and 2 * est.seconds_per_iteration > seconds):
             raise GameTooBig(f"the game tree does not fit in {seconds:g} s: {est.describe()}; "
                              "give more time or --force")
@@ -267,6 +268,8 @@ def run_cfr(tree: GameTree, target: float | None, limit: Limit, on_check=None) -
             if done == 0:
                 tree.iterate(1)
                 br = tree.exploitability()
+                if on_check is not None:
+                    on_check(tree.iterations, br[2])
             return br
         tree.iterate(batch)
         br = tree.exploitability()
@@ -366,13 +369,18 @@ def policy_function(spec: str, seed: int = 0):
     return bot_choice
 
 
-def set_policy(tree: GameTree, choose) -> int:
-    """Fill the tree's policy from `choose(view) -> {move: probability}`; returns the infosets."""
-    n = 0
+def set_policy(tree: GameTree, choose, on_infoset=None) -> int:
+    """Fill the tree's policy from `choose(view) -> {move: probability}`; returns the infosets.
+
+    `on_infoset(done, total)`, if given, is called after each information set (a bot policy
+    can take minutes over a big tree: the caller shows progress)."""
+    n, total = 0, tree.size[2]
     for node, hands, history in _node_views(tree):
         for h, current in hands:
             tree.set_policy(node, h, choose(_view_position(tree, history, current)))
             n += 1
+            if on_infoset is not None:
+                on_infoset(n, total)
     return n
 
 
@@ -405,14 +413,15 @@ class ExploitReport:
 
 def exploitability(position: Position, policy: str = "view", seed: int = 0, target: float = 1e-6,
                    limit: Limit = DEFAULT_LIMIT, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
-                   force: bool = False, solution: GameSolution | None = None) -> ExploitReport:
+                   force: bool = False, solution: GameSolution | None = None, on_infoset=None) -> ExploitReport:
     """The exploitability of `policy` in the round-4 game of `position`.
 
     Policies: `view` (the one-player-view solver's choice at every information set),
     `random` (uniform over the legal moves), or any bot spec whose choice is a function of
     the view and its seed (`greedy`, `ismcts:iterations=N,seed=S`, `pimc:worlds=N`: the bot
     is made afresh with its seed at every information set). The game value comes from
-    solving the game to `target` (or from `solution`).
+    solving the game to `target` (or from `solution`). `on_infoset(done, total)` follows
+    the policy's information sets as they are filled (see `set_policy`).
     """
     start = time.perf_counter()
     choose = policy_function(policy, seed)
@@ -422,7 +431,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
         tree.set_view_policy()  # the same choice as view_choice, computed in one pass over the tree
         n = tree.size[2]
     else:
-        n = set_policy(tree, choose)
+        n = set_policy(tree, choose, on_infoset)
     br_a = tree.best_response(0, True)
     br_b = tree.best_response(1, True)
     value_a = tree.profile_value(True)
@@ -439,7 +448,7 @@ def exploitability(position: Position, policy: str = "view", seed: int = 0, targ
 # Advice for callers with a budget
 
 def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024.0,
-                       target: float = 1e-4) -> dict | None:
+                       target: float = 1e-4, stop=None) -> dict | None:
     """The equilibrium advice for the side to move of `view`, or None when it does not fit `limit`.
 
     `view` is a round-4 position with the mover's hand known (other hands are ignored);
@@ -457,6 +466,11 @@ def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024
     frequency-weighted mean of the moves' `expected` (the hand's value under equilibrium
     play; `move_loss` grades a move against it); `game_value` is over every deal. Results
     are cached per public position and hand.
+
+    It is an anytime computation: `stop` (a `threading.Event`, a callable answering "stop
+    now?", or None) is looked at every few milliseconds, inside the compiled loops too;
+    once it says stop, the answer is the one of the last exploitability check made
+    (`"stopped": True`), or None if none was made yet. A stopped answer is not cached.
     """
     try:
         check_game(view)
@@ -466,7 +480,14 @@ def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024
         return None
     if limit.seconds is None:
         raise LimitError("the equilibrium advice needs a time budget (seconds)")
-    advice = _advice_cached(_hand_key(view), limit.seconds, float(max_memory_mb), float(target))
+    key = (_hand_key(view), float(limit.seconds), float(max_memory_mb), float(target))
+    advice = _ADVICE_CACHE.get(key)
+    if advice is None:
+        advice, complete = _advice(*key, stop=stop)
+        if complete:
+            _ADVICE_CACHE[key] = advice
+            while len(_ADVICE_CACHE) > ADVICE_CACHE_SIZE:
+                _ADVICE_CACHE.pop(next(iter(_ADVICE_CACHE)))
     return None if advice is None else dict(advice, moves=[dict(m) for m in advice["moves"]])
 
 
@@ -540,18 +561,50 @@ def _hand_answer(tree: GameTree, key: tuple, exploitability: float) -> dict:
                 iterations=tree.iterations, moves=[m.to_dict() for m in moves])
 
 
-@lru_cache(maxsize=64)
-def _advice_cached(key, budget, max_memory_mb, target):
+# Completed equilibrium advice, by (hand key, budget, memory, target), oldest first.
+_ADVICE_CACHE: dict = {}
+ADVICE_CACHE_SIZE = 64
+
+
+def _advice(key, budget, max_memory_mb, target, stop=None) -> tuple[dict | None, bool]:
+    """(answer or None, complete): `equilibrium_advice` uncached; `complete` is False when
+    `stop` cut it short (the answer is then the last check's, or None).
+
+    The budget is kept inside the compiled loops too: past it they stop, and the answer
+    is the last check's (a batch of iterations that would end late is not waited for).
+    """
     start = time.perf_counter()
+    deadline = start + budget
+    asked = stop.is_set if hasattr(stop, "is_set") else stop
     tree = _tree(_key_view(key))
-    # count no further than what 30 iterations could walk in the budget
-    est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
-    if not est.complete or est.memory_mb > max_memory_mb or 30 * est.seconds_per_iteration > budget:
-        return None
-    tree.build()
-    left = budget - (time.perf_counter() - start)
-    _, _, expl = run_cfr(tree, target, Limit(seconds=max(left, 1e-3)))
-    return dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)
+    tree.stop_when(lambda: (asked is not None and asked()) or time.perf_counter() > deadline)
+    best: list[dict] = []
+
+    def keep(iterations, expl):  # the answer so far, after each exploitability check
+        best[:] = [dict(_hand_answer(tree, key, expl), seconds=time.perf_counter() - start)]
+
+    answer, complete = None, True
+    try:
+        # count no further than what 30 iterations could walk in the budget
+        est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
+        if est.complete and est.memory_mb <= max_memory_mb and 30 * est.seconds_per_iteration <= budget:
+            tree.build()
+            left = budget - (time.perf_counter() - start)
+            run_cfr(tree, target, Limit(seconds=max(left, 1e-3)), on_check=keep)
+            answer = best[0]
+    except Stopped:
+        complete = not (asked is not None and asked())  # out of budget: as complete as it gets
+        answer = dict(best[0], stopped=True) if best and not complete else (best[0] if best else None)
+    # The caller is waiting for the answer: the tree's memory (hundreds of MB) is returned in
+    # the background. Here, out of the `except` block, no traceback holds the tree any more;
+    # this frame lets go of it first, so that the last reference is the background thread's.
+    holder, tree = [tree], None
+    threading.Thread(target=_drop, args=(holder,), name="dnoir-free-tree", daemon=True).start()
+    return answer, complete
+
+
+def _drop(holder: list) -> None:
+    holder.clear()
 
 
 @lru_cache(maxsize=256)
@@ -563,6 +616,6 @@ def _grade_cached(key, max_nodes, target, max_iterations):
     _, _, expl = run_cfr(tree, target, Limit(iterations=max_iterations))
     return _hand_answer(tree, key, expl) if expl <= target else None
 
-__all__ = ["GameSolution", "GameTooBig", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
+__all__ = ["GameSolution", "GameTooBig", "Stopped", "MoveFrequency", "ExploitReport", "TreeEstimate", "estimate",
            "solve_game", "exploitability", "equilibrium_advice", "equilibrium_grade", "move_loss", "policy_function", "view_choice",
            "game_pool", "check_game", "write_infosets", "set_policy"]

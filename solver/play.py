@@ -186,7 +186,16 @@ def start_view(seat: int, first: int, line: str, hand: str) -> Position:
 
 
 class Quit(Exception):
-    """The player asked to stop, or the input ended."""
+    """The player asked to stop, or the input ended (or, with ENGINE_FAULT, the engine failed)."""
+
+
+# The reason of the Quit that an engine's failure ends a game with.
+ENGINE_FAULT = "engine fault"
+
+
+# The longest answer line read (as the engine protocol's lines): a move, a hand or a
+# command is a few characters; a longer line is refused without being read into memory.
+MAX_ANSWER_BYTES = 4096
 
 
 class Console:
@@ -202,9 +211,19 @@ class Console:
 
     def ask(self, prompt: str) -> str:
         """Write `prompt` (ending with '> ') and read one line; Quit at the end of the input."""
-        self.out.write(prompt + "> ")
-        self.out.flush()
-        line = self.inp.readline()
+        from .jsonl import read_line
+
+        while True:
+            self.out.write(prompt + "> ")
+            self.out.flush()
+            # read through the byte buffer with a cap: a huge line is skipped unread, bytes
+            # that are not UTF-8 are the answer's problem, whatever the locale
+            line, problem = read_line(self.inp, MAX_ANSWER_BYTES)
+            if problem is None:
+                break
+            if not _is_terminal(self.inp):
+                self.out.write("\n")
+            self.say(f"error: that line is {problem}: ignored")
         if not line:
             self.say()
             raise Quit("end of input")
@@ -240,10 +259,10 @@ class PlayLoop(Console):
         seat = PLAYERS[game.seat]
         self.say(f"You play {seat}." + ("" if game.tracked else f" Your opponent: {game.engine}."))
         self.say("Type help for the commands.")
-        if self.engine is not None:
-            self.engine.new_game()
         shown = None
         try:
+            if self.engine is not None:
+                self._engine_call(self.engine.new_game)
             while not game.position.is_over:
                 if not game.tracked and not game.my_turn:
                     self._engine_move()
@@ -253,10 +272,10 @@ class PlayLoop(Console):
                     self.say(render_board(game.view))
                     shown = game.position
                 self._one_command()
-        except Quit:
+        except Quit as e:
             self._save_record()
             self.say("bye")
-            return "quit"
+            return "engine fault" if e.args and e.args[0] == ENGINE_FAULT else "quit"
         self._save_record()
         self._finish()
         return "over"
@@ -279,6 +298,8 @@ class PlayLoop(Console):
         if command is not None:
             command(rest.strip())
             return
+        if text == TAKE_TOKEN.lower():  # typed at a prompt, a lowercase t is as clear as T
+            text = TAKE_TOKEN
         token = text if not self.game.needs_hand or text.startswith(HAND_PREFIX) else HAND_PREFIX + text
         if len(token.split()) != 1:
             self.say("error: one move a line (type help for the commands)")
@@ -294,7 +315,7 @@ class PlayLoop(Console):
         if token.startswith(HAND_PREFIX):
             self.say(f"your hand: {token[len(HAND_PREFIX):]}")
         else:
-            self.say(f"{PLAYERS[mover]} plays {token}" if token != "T" else f"{PLAYERS[mover]} takes")
+            self.say(f"{PLAYERS[mover]} plays {token}" if token != "T" else self._took(mover))
             self._after_move()
         self._save_record()
 
@@ -302,17 +323,27 @@ class PlayLoop(Console):
         pos = self.game.position
         mover = PLAYERS[pos.to_move]
         self.say(f"{mover} is thinking...")
+        move = self._engine_call(self.engine.choose, pos.view(mover))
+        self.game.push(str(move))
+        self.say(f"{mover} plays {move}" if not move.is_take else self._took(pos.to_move))
+        self._after_move()
+        self._save_record()
+
+    def _engine_call(self, call, *args):
+        """`call(*args)` of the engine; its fault ends the game (Quit, the record kept)."""
         from .external import EngineFault
 
         try:
-            move = self.engine.choose(pos.view(mover))
+            return call(*args)
         except EngineFault as e:
             self.say(f"error: the engine failed ({e}); the game stops here")
-            raise Quit("engine fault") from None
-        self.game.push(str(move))
-        self.say(f"{mover} plays {move}" if not move.is_take else f"{mover} takes")
-        self._after_move()
-        self._save_record()
+            raise Quit(ENGINE_FAULT) from None
+
+    def _took(self, mover: int) -> str:
+        """'b takes 58+2' after player `mover` took: the cards it collected."""
+        before, after = self.game.positions[-2], self.game.position
+        gained = tuple(a - b for a, b in zip(after.colls[mover], before.colls[mover]))
+        return f"{PLAYERS[mover]} takes {format_counts(gained)}"
 
     def _after_move(self) -> None:
         before, after = self.game.positions[-2], self.game.position
@@ -391,27 +422,34 @@ def _is_terminal(stream) -> bool:
 
 
 def write_record(path: str, record: dict) -> None:
-    """Write the record as one JSON line, replacing the file in one step (a crash leaves the old one)."""
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(json.dumps(record) + "\n")
-    os.replace(tmp, path)
+    """Write the record as one JSON line: a regular file is replaced in one step (a crash
+    leaves the old one), a symlink followed, a device or pipe written to, never replaced
+    (solver.jsonl.replace_file). OSError on failure."""
+    from .jsonl import replace_file
+
+    replace_file(path, json.dumps(record) + "\n")
 
 
 def load_game(path: str) -> Game:
-    """The game saved in `path` (the last JSON line of the file); SavedGameError says what is wrong."""
-    with open(path) as f:
-        lines = [line for line in f if line.strip()]
-    if not lines:
-        raise SavedGameError(f"{path}: empty, no saved game")
+    """The game saved in `path` (the last JSON line of the file); SavedGameError says what is wrong,
+    naming the file and the line (solver.jsonl reads it: any bytes are an input error)."""
+    from .jsonl import records
+
+    last = None
     try:
-        record = json.loads(lines[-1])
-    except ValueError as e:
-        raise SavedGameError(f"{path} line {len(lines)}: not valid JSON ({e})") from None
+        for last in records(path):
+            pass
+    except OSError as e:
+        raise SavedGameError(f"cannot read {path}: {e.strerror or e}") from None
+    if last is None:
+        raise SavedGameError(f"{path}: empty, no saved game")
+    number, record, problem = last
+    if problem is not None:
+        raise SavedGameError(f"{path} line {number}: {problem}")
     try:
         return Game.from_record(record)
     except DnoirError as e:  # SavedGameError, PositionError: the file's mistake, not a bug
-        raise SavedGameError(f"{path}: {e}") from None
+        raise SavedGameError(f"{path} line {number}: {e}") from None
 
 
 def make_player(spec: str, seed: int = 0):

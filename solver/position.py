@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._core import CoreState
-from .cards import COMPOSITION, KINDS, TAKE, CardError, Move, counts_of, parse_cards
+from .cards import COMPOSITION, KINDS, NKINDS, TAKE, CardError, Move, counts_of, parse_cards
 from .errors import ArgumentError, MoveError  # MoveError is importable from here, as it always was
 from .notation import (
     ACTIONS_PER_ROUND, PLAYERS, ROUNDS, PositionError, check_rules, format_fields, normalize,
@@ -32,6 +32,8 @@ _NO_HIDDEN = tuple([False, False])
 # Move objects are immutable: one per move index, and the moves of every legal-move mask
 # (bit m: move m, 12 bits), so that `legal_moves` builds no Move.
 _MOVES = tuple(Move(m) for m in range(TAKE + 1))
+# The seeds `random_deal` takes: the core's 64-bit seed, never wrapped round.
+MAX_DEAL_SEED = 2**64 - 1
 _MOVE_OF_TOKEN = {str(m): m for m in _MOVES}
 _MOVES_OF_MASK = tuple(tuple(_MOVES[m] for m in range(TAKE + 1) if mask >> m & 1)
                        for mask in range(1 << (TAKE + 1)))
@@ -105,11 +107,11 @@ _VIEW_FLAGS = (_NO_HIDDEN, (True, False), (False, True), (True, True))
 
 
 def _player_index(player) -> int:
-    if player in (0, 1):
-        return int(player)
-    if player in ("a", "b"):
+    if type(player) is int and player in (0, 1):  # not True/False, not 1.0
+        return player
+    if isinstance(player, str) and player in ("a", "b"):
         return PLAYERS.index(player)
-    raise ArgumentError(f"unknown player {player!r} (use 'a' or 'b')")
+    raise ArgumentError(f"unknown player {str(player)[:40]!r} (use 'a' or 'b')")
 
 
 def _as_move(move) -> Move:
@@ -299,9 +301,21 @@ class Position:
     def random_deal(cls, seed: int) -> "Position":
         """A uniformly random full deal (hands, deck and removed cards known); same seed, same deal.
 
+        `seed` is a whole number 0 to 2**64 - 1 (the core's seed; deals the match runner
+        derives by splitmix64 use all of it, and the CLI's `--seed` is its first 2**53);
+        anything else is an ArgumentError, never wrapped round.
+
         >>> str(Position.random_deal(1)) == str(Position.random_deal(1))
         True
+        >>> Position.random_deal(-1)
+        Traceback (most recent call last):
+        ...
+        solver.errors.ArgumentError: random_deal: seed: -1 is out of range (0 to 18446744073709551615)
         """
+        if type(seed) is not int:
+            raise ArgumentError(f"random_deal: seed: {str(seed)[:40]!r} is not a whole number (0 to {MAX_DEAL_SEED})")
+        if not 0 <= seed <= MAX_DEAL_SEED:
+            raise ArgumentError(f"random_deal: seed: {seed} is out of range (0 to {MAX_DEAL_SEED})")
         core = CoreState.deal(seed)
         return _position(core, _OPEN, tuple(sorted(core.removed)))
 
@@ -494,7 +508,7 @@ class Position:
 
     # -- following a real game from one player's view ------------------------------------
 
-    def deal(self, player, hand) -> "Position":
+    def deal(self, player, hand=None) -> "Position":
         """The view after `player` ('a' or 'b') learns its own hidden hand (a new round's deal).
 
         `hand` is a field of card tokens ('568+2C') or counts per kind. It must have as many
@@ -513,6 +527,10 @@ class Position:
                 hand = counts_of(parse_cards(hand))
             except CardError as e:
                 raise PositionError(name, str(e)) from None
+        elif not (isinstance(hand, (tuple, list)) and len(hand) == NKINDS
+                  and all(type(n) is int and n >= 0 for n in hand)):
+            raise PositionError(name, f"a hand is card tokens such as '568+2C' or {NKINDS} counts per kind, "
+                                      f"not {str(hand)[:40]!r}")
         hand = tuple(hand)
         size = self.hand_sizes[p]
         if sum(hand) != size:

@@ -88,7 +88,7 @@ def check_record(record, required=REPLAY_FIELDS):
             raise RecordError("moves" if "deal" in record else "deal", "missing (deal and moves go together)")
         end = _replay(record["deal"], record["moves"])
         if "result" in record:
-            _check_result_matches(record, end)
+            check_result_matches(record, end)
     return record
 
 
@@ -151,8 +151,9 @@ def _replay(deal, moves):
     return core
 
 
-def _check_result_matches(record: dict, end) -> None:
-    """A game not cut by a fault must be over, with the result its moves give."""
+def check_result_matches(record: dict, end) -> None:
+    """A game not cut by a fault must be over, with the result its moves give (`end`: the
+    core state after them); RecordError otherwise."""
     result = record["result"]
     if "fault" in record:
         if result["winner"] == record["fault"]["player"]:

@@ -95,6 +95,14 @@ def game_of(record: dict) -> tuple[Position, list[str], set[str]]:
     if start_field == "start" and seat is None:
         raise RecordError("field 'seat'", "a tracked game needs the seat it was followed from")
     seats = {seat} if seat is not None else set(PLAYERS)
+    if start_field == "deal":
+        # every other known field checked as `dnoir replay` and `dnoir analyse` check it (the
+        # deal may be any full position here; its moves are checked as they are replayed,
+        # and the result against them, by review_record)
+        from .records import check_record
+
+        check_record({k: v for k, v in record.items()
+                      if k not in ("deal", "moves") and not (k == "seed" and v is None)}, required=())
     return Position.parse(record[start_field]), record[events_field].split(), seats
 
 
@@ -176,6 +184,10 @@ def review_record(record: dict, limit: Limit | None = None, seed: int = 0,
             pos = apply_event(pos, event, observer, index)
         except EventError as e:
             raise RecordError(f"{'event' if 'start' in record else 'move'} {index} ({token})", e.reason) from None
+    if "result" in record and "start" not in record:
+        from .records import check_result_matches
+
+        check_result_matches(record, pos.core)
     return decisions
 
 

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ._ismcts import NODE_BYTES, NO_VISITS, RootStats, Searcher
-from .bounds import MAX_ITERATIONS
+from .bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_THREADS, real, whole
 from .cards import Move
 from .endgame import solve
-from .errors import ArgumentError
+from .errors import ArgumentError, LimitError
 from .limit import Limit
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
@@ -32,6 +32,9 @@ DEFAULT_CONFIG = PRESETS["default"]
 DEFAULT_MAX_NODES = DEFAULT_CONFIG.max_nodes
 DEFAULT_EXPLORATION = DEFAULT_CONFIG.exploration
 DEFAULT_POLICY = DEFAULT_CONFIG.policy
+# The seeds `advise` takes: any 64-bit seed (bots derive theirs by splitmix64); the CLI and
+# the records keep to solver.bounds.MAX_SEED.
+MAX_SEARCH_SEED = 2**64 - 1
 SLICE_SECONDS = 0.1
 # The budget of `advise` when none is given.
 DEFAULT_LIMIT = Limit(seconds=1.0)
@@ -309,21 +312,23 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     >>> advise(pos, Limit(infinite=True), threads=1, stop=halt, slice_seconds=0.01).best in {"8", "+3", "T"}
     True
     """
+    if not isinstance(pos, Position):
+        raise ArgumentError(f"advise: the position must be a solver.Position, not {type(pos).__name__}")
     view = mover_view(pos)
     limit = DEFAULT_LIMIT if limit is None else limit
     if not isinstance(limit, Limit):
-        raise TypeError(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
-    threads = threads or os.cpu_count() or 1
+        raise _NotALimit(f"limit must be a solver.limit.Limit, not {type(limit).__name__}")
+    threads, seed, slice_seconds = _check_arguments(threads, seed, slice_seconds, endgame)
+    # policy, exploration and max_nodes are checked by SearchConfig (ArgumentError names the field)
     config = (DEFAULT_CONFIG if config is None else config).replace(
         policy=policy, exploration=exploration, max_nodes=max_nodes)
     stopped = _stop_test(stop)
     start = time.perf_counter()
-    if endgame not in ("auto", "view"):
-        raise ValueError(f"endgame must be 'auto' or 'view', not {endgame!r}")
     if view.round == ROUNDS and exact and endgame == "auto":
         from .game import equilibrium_advice
 
-        eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT)
+        # anytime: a stop ends it with the last checked answer (or, before the first, the view's)
+        eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT, stop=stopped)
         if eq is not None:
             moves = [MoveStats(move=m["move"], visits=None, share=m["frequency"], expected=m["expected"],
                                margin=None) for m in eq["moves"]]
@@ -364,6 +369,26 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
                   seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close,
                   config=config)
+
+
+class _NotALimit(LimitError, TypeError):
+    """A budget that is not a Limit: an input mistake (LimitError), and the TypeError it always was."""
+
+
+def _check_arguments(threads, seed, slice_seconds, endgame):
+    """`advise`'s own arguments checked against the CLI's ranges (ArgumentError names the one);
+    the search settings are SearchConfig's to check."""
+    try:
+        if threads is None:
+            threads = os.cpu_count() or 1
+        threads = whole("threads", threads, 1, MAX_THREADS)
+        seed = whole("seed", seed, 0, MAX_SEARCH_SEED)
+        slice_seconds = real("slice_seconds", slice_seconds, 1e-6, MAX_SECONDS)
+    except ValueError as e:
+        raise ArgumentError(f"advise: {e}") from None
+    if endgame not in ("auto", "view"):
+        raise ArgumentError(f"advise: endgame must be 'auto' or 'view', not {str(endgame)[:40]!r}")
+    return threads, seed, float(slice_seconds)
 
 
 def _stop_test(stop):

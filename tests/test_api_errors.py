@@ -40,9 +40,8 @@ def r4():
 
 
 def issue_18_6(case):
-    """Refused as it should be once issue 18 item 6 (the API keeps the CLI's promises) is done."""
-    return pytest.param(*case, marks=pytest.mark.xfail(strict=True,
-                                                          reason="issue 18 item 6"))
+    """Refused as it should be since issue 18 item 6 (the API keeps the CLI's promises)."""
+    return pytest.param(*case)
 
 
 def issue_19_4(case):
@@ -141,7 +140,6 @@ def test_every_case_names_a_different_mistake():
     assert len(names) == len(set(names))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 18 item 6")
 def test_a_move_built_from_its_printed_form_is_that_move_or_refused():
     """repr(Move.parse('6')) is "Move('6')": typed back, it is the same move, or a MoveError."""
     for token in ("6", "T", "+3"):

@@ -22,7 +22,7 @@ def test_show_notation_examples(capsys):
     assert code == 0
     assert "round 1 of 4, a to move" in out
     assert "line    5 +2  <- newest" in out
-    assert "a take now gets: 5 +2" in out
+    assert "a taking now would get: 5 +2" in out
     assert "hand a  6 7 8 +3 C" in out and "(5 hidden)" in out
 
     code, out, _ = run(capsys, "show", EXAMPLES[1])

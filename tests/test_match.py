@@ -366,7 +366,7 @@ def test_replay_shows_the_board_at_a_chosen_move(tmp_path):
     at = dnoir("replay", str(out), "--move", "5")
     assert at.returncode == 0 and render_board(pos) in at.stdout and "--- move" not in at.stdout
     end = dnoir("replay", str(out), "--move", str(len(record["moves"].split())))
-    assert "game over" in end.stdout and "a take now gets" not in end.stdout
+    assert "game over" in end.stdout and "taking now would get" not in end.stdout
     past = dnoir("replay", str(out), "--move", "999")
     assert past.returncode == 2 and "999" in past.stderr and len(past.stderr.splitlines()) == 1
 

@@ -177,7 +177,7 @@ def test_load_of_a_bad_file_is_one_line(tmp_path):
     bad.write_text('{"seat": "a", "start": "5+2 678+3C/????? ./. 1 a -", "events": "8 +4 +4"}\n')
     run = dnoir("play", "--track", "--load", str(bad), input="")
     assert run.returncode == 2
-    assert run.stderr.strip() == (f"dnoir: error: {bad}: field 'events': event 3 (+4): a cannot play +4: "
+    assert run.stderr.strip() == (f"dnoir: error: {bad} line 1: field 'events': event 3 (+4): a cannot play +4: "
                                   "the legal moves are 6 7 +3 C T")
 
 
@@ -242,7 +242,7 @@ def test_an_engine_that_fails_stops_the_game_with_one_line(tmp_path):
     kept = tmp_path / "game.json"
     run = dnoir("play", "--engine", f"cmd:{sys.executable} {faulty} crash", "--seat", "b", "--seed", "5",
                 "--record", str(kept), input="6\n8\n")  # deal 5: b moves first
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # an engine failure: exit 1, the record kept
     assert "error: the engine failed (crash: " in run.stdout and run.stdout.rstrip().endswith("bye")
     assert json.loads(kept.read_text())["moves"] == "6"
 

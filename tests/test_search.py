@@ -207,7 +207,8 @@ def test_advise_interrupted_prints_the_best_move_so_far(tmp_path):
         proc.wait()
     assert proc.returncode == 130, stderr
     assert "best move found so far" in stderr and "Traceback" not in stderr
-    assert stdout.startswith("round 2, b to move: recommended ") and "iterations" in stdout
+    assert stdout.startswith("the built-in example position: ")  # no position given: its board first
+    assert "\nround 2, b to move: recommended " in stdout and "iterations" in stdout
 
 
 def test_round_4_advice_uses_the_equilibrium_when_it_fits_and_says_so():
