@@ -31,7 +31,7 @@ from .errors import SpecError
 from .limit import Limit
 from .position import Position
 from .search import DEFAULT_POLICY, advise, thread_seed
-from .searchconfig import PRESETS
+from .searchconfig import PRESETS, from_options
 
 
 @dataclass(frozen=True)
@@ -164,11 +164,7 @@ class IsmctsBot(Bot):
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                      margin=margin, tuned=tuned)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
-        if "tuned" in settings:
-            settings["tuned"] = bool(settings["tuned"])
-        if "margin" in settings:
-            settings["margin_weight"] = settings.pop("margin")
-        self.config = PRESETS[keys["search"].read("search", search)].replace(**settings)
+        self.config = from_options(keys["search"].read("search", search), **settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
 
     def choose(self, view: Position, limit: Limit | None = None) -> Move:

@@ -18,7 +18,7 @@ import click
 from ._ismcts import POLICY_NAMES
 from .bounds import MAX_EXPLORATION, Real
 from .position import Position
-from .searchconfig import PRESETS, SearchConfig
+from .searchconfig import PRESETS, SearchConfig, from_options
 
 MOVES_KEY = "dnoir.moves"
 
@@ -112,9 +112,8 @@ def search_options(command):
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, **kwargs):
-            config = PRESETS[preset].replace(policy=policy, exploration=exploration,
-                                             opponent_exploration=opponent_exploration,
-                                             margin_weight=margin, tuned=tuned)
+            config = from_options(preset, policy=policy, exploration=exploration,
+                                  opponent_exploration=opponent_exploration, margin=margin, tuned=tuned)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

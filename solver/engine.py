@@ -199,8 +199,8 @@ class Engine:
 
     `threads` is the starting value of the Threads option, and `config` (solver.searchconfig)
     the search's settings, whose policy and exploration are the starting values of the
-    Policy and Exploration options; `exact_from` (seconds, default EXACT_MIN_SECONDS) is the shortest movetime at which a
-    round-4 position is solved exactly rather than searched.
+    Policy and Exploration options; `exact_from` (seconds, default EXACT_MIN_SECONDS) is the
+    shortest movetime at which a round-4 position is solved exactly rather than searched.
     """
 
     def __init__(self, out=None, threads: int = 1, config: SearchConfig = DEFAULT_CONFIG,

@@ -98,6 +98,21 @@ class SearchConfig:
         return dict(asdict(self), name=self.name, assumes=self.assumes)
 
 
+def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
+                 margin=None, tuned=None) -> SearchConfig:
+    """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
+    preset, with each given option (None: the preset's) replacing its field. `margin` is
+    `margin_weight`; `tuned` may be given as 0 or 1, as a spec writes it.
+
+    >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
+    (0.2, True)
+    """
+    if preset not in PRESETS:
+        raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
+    return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
+                                   margin_weight=margin, tuned=None if tuned is None else bool(tuned))
+
+
 def _real(name: str, value, low: float, high: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
         raise ArgumentError(f"{name}: {value!r} is out of range ({low:g} to {high:g})")
