@@ -74,9 +74,13 @@ def test_records_name_each_bad_line(tmp_path):
 
 
 # -- the commands -----------------------------------------------------------------------------
+# The ids are short on purpose: pytest before 9.2 makes an id of the whole 1 MB value, puts it
+# in PYTEST_CURRENT_TEST, and the subprocess then fails to start (E2BIG: one environment string
+# is capped at 128 KiB).
 
 @pytest.mark.parametrize("content,reason", [(NOT_UTF8, "not valid UTF-8"), (DEEP.encode() + b"\n", "nested deeper"),
-                                            (b"x" * (MAX_LINE_BYTES + 10) + b"\n", "longer than")])
+                                            (b"x" * (MAX_LINE_BYTES + 10) + b"\n", "longer than")],
+                         ids=["not-utf8", "deep", "long"])
 def test_play_load_of_any_bytes_is_one_line(tmp_path, content, reason):
     bad = tmp_path / "bad.json"
     bad.write_bytes(content)
@@ -84,7 +88,8 @@ def test_play_load_of_any_bytes_is_one_line(tmp_path, content, reason):
     assert f"{bad} line 1: {reason}" in err
 
 
-@pytest.mark.parametrize("content,reason", [(NOT_UTF8, "not valid UTF-8"), (DEEP.encode() + b"\n", "nested deeper")])
+@pytest.mark.parametrize("content,reason", [(NOT_UTF8, "not valid UTF-8"), (DEEP.encode() + b"\n", "nested deeper")],
+                         ids=["not-utf8", "deep"])
 def test_review_and_replay_of_any_bytes_is_one_line(tmp_path, record, content, reason):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(json.dumps(record).encode() + b"\n" + content)

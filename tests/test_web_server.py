@@ -70,7 +70,7 @@ def test_position_json_has_every_field_and_the_legal_moves(client):
     ("5+2 678+3C/????? ./. 9 a -", "round", "is not a round"),
     ("5+2 678+3C/????? ./. 1 a a", "to-move", "so it is b's turn"),
     ("", "position", "empty"),
-    ("x" * 5000, "position", "at most"),
+    pytest.param("x" * 5000, "position", "at most", id="5000-chars"),
 ])
 def test_an_impossible_position_is_a_400_naming_the_field_as_the_cli_does(client, dnp, field, words):
     r = client.get("/api/position", params={"dnp": dnp})
@@ -96,7 +96,7 @@ def test_a_bad_event_names_its_index(client):
     ("/api/advise", json.dumps({"dnp": EXAMPLE, "seconds": 1e9}).encode(), 400),
     ("/api/advise", json.dumps({"dnp": EXAMPLE, "seconds": float("nan")}).encode(), 400),
     ("/api/advise", b"\xff\xfe", 400),
-    ("/api/advise", b"{" * 3_000_000, 413),
+    pytest.param("/api/advise", b"{" * 3_000_000, 413, id="3-MB-body"),
     ("/api/game", json.dumps({"seat": "c"}).encode(), 400),
     ("/api/game", json.dumps({"engine": "ismcts:time=1000"}).encode(), 400),
     ("/api/game", json.dumps({"engine": "nobot"}).encode(), 400),
