@@ -36,7 +36,7 @@ def api_loop():
         rng = random.Random(seed)
         moves = 0
         for _ in range(games):
-            pos = Position.random_deal(rng.getrandbits(63))
+            pos = Position.random_deal(rng.getrandbits(53))
             while not pos.is_over:
                 pos = pos.play(rng.choice(pos.legal_moves()))
                 moves += 1

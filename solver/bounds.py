@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import math
 
-import click
-
 # Budgets. A billion iterations is about half an hour of ISMCTS on one core, and keeps
 # every visit counter (32 bits) far from wrapping.
 MAX_ITERATIONS = 1_000_000_000
@@ -50,7 +48,8 @@ def _show(value) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def _fmt(x) -> str:
+def fmt(x) -> str:
+    """A bound as the error messages print it (1e+06 for a float, 1000000 for an int)."""
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
@@ -75,47 +74,9 @@ def real(name: str, value, low: float, high: float) -> float:
     except (TypeError, ValueError):
         number = None
     if number is None:
-        raise ValueError(f"{name}: {_show(value)!r} is not a number ({_fmt(low)} to {_fmt(high)})")
+        raise ValueError(f"{name}: {_show(value)!r} is not a number ({fmt(low)} to {fmt(high)})")
     if not math.isfinite(number):
-        raise ValueError(f"{name}: {_show(value)} is not a finite number ({_fmt(low)} to {_fmt(high)})")
+        raise ValueError(f"{name}: {_show(value)} is not a finite number ({fmt(low)} to {fmt(high)})")
     if not low <= number <= high:
-        raise ValueError(f"{name}: {_show(value)} is out of range ({_fmt(low)} to {_fmt(high)})")
+        raise ValueError(f"{name}: {_show(value)} is out of range ({fmt(low)} to {fmt(high)})")
     return number
-
-
-class Whole(click.ParamType):
-    """A click type for a whole number in [low, high]: the error names the option and the range."""
-
-    name = "integer"
-
-    def __init__(self, low: int, high: int):
-        self.low, self.high = low, high
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
-            return value
-        try:
-            return whole(param.opts[0] if param is not None else "value", value, self.low, self.high)
-        except ValueError as e:
-            self.fail(str(e).split(": ", 1)[1], param, ctx)
-
-    def get_metavar(self, param, ctx=None):
-        return f"INTEGER {self.low}..{self.high}"
-
-
-class Real(click.ParamType):
-    """A click type for a finite number in [low, high] (click's FloatRange lets NaN through)."""
-
-    name = "float"
-
-    def __init__(self, low: float, high: float):
-        self.low, self.high = low, high
-
-    def convert(self, value, param, ctx):
-        try:
-            return real(param.opts[0] if param is not None else "value", value, self.low, self.high)
-        except ValueError as e:
-            self.fail(str(e).split(": ", 1)[1], param, ctx)
-
-    def get_metavar(self, param, ctx=None):
-        return f"FLOAT {_fmt(self.low)}..{_fmt(self.high)}"

@@ -25,10 +25,10 @@ from ._ismcts import NODE_BYTES
 from .board import render_advice, render_board, render_score, render_solve
 from .bounds import (
     MAX_EXPLORATION, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_NODES, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_TT_MB, MIN_NODES, MIN_TT_MB,
-    Real, Whole, whole,
+    whole,
 )
 from .cli_bench import bench
-from .cli_common import PositionArgsCommand, moves_option, output_path, position_arg, search_options
+from .cli_common import PositionArgsCommand, Real, Whole, moves_option, output_path, position_arg, search_options
 from .cli_equilibrium import exploit
 from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review

@@ -8,8 +8,9 @@ import click
 
 from .bounds import (
     MAX_GAMES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_POSITIONS, MAX_SECONDS, MAX_SEED, MAX_TT_MB,
-    MAX_WORKERS, MIN_TT_MB, Real, Whole,
+    MAX_WORKERS, MIN_TT_MB,
 )
+from .cli_common import Real, Whole
 from .endgame import DEFAULT_TT_MB
 from .limit import Limit
 

@@ -16,11 +16,49 @@ import os
 import click
 
 from ._ismcts import POLICY_NAMES
-from .bounds import MAX_EXPLORATION, Real
+from .bounds import MAX_EXPLORATION, fmt, real, whole
 from .position import Position
 from .searchconfig import PRESETS, SearchConfig, from_options
 
 MOVES_KEY = "dnoir.moves"
+
+
+class Whole(click.ParamType):
+    """A click type for a whole number in [low, high]: the error names the option and the range."""
+
+    name = "integer"
+
+    def __init__(self, low: int, high: int):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
+            return value
+        try:
+            return whole(param.opts[0] if param is not None else "value", value, self.low, self.high)
+        except ValueError as e:
+            self.fail(str(e).split(": ", 1)[1], param, ctx)
+
+    def get_metavar(self, param, ctx=None):
+        return f"INTEGER {self.low}..{self.high}"
+
+
+class Real(click.ParamType):
+    """A click type for a finite number in [low, high] (click's FloatRange lets NaN through)."""
+
+    name = "float"
+
+    def __init__(self, low: float, high: float):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        try:
+            return real(param.opts[0] if param is not None else "value", value, self.low, self.high)
+        except ValueError as e:
+            self.fail(str(e).split(": ", 1)[1], param, ctx)
+
+    def get_metavar(self, param, ctx=None):
+        return f"FLOAT {fmt(self.low)}..{fmt(self.high)}"
 
 
 class PositionArgsCommand(click.Command):

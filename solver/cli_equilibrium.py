@@ -10,9 +10,9 @@ import json
 
 import click
 
-from .bounds import MAX_SECONDS, MAX_SEED, MAX_TT_MB, Real, Whole
+from .bounds import MAX_SECONDS, MAX_SEED, MAX_TT_MB
 from .cards import format_counts
-from .cli_common import PositionArgsCommand, moves_option, position_arg
+from .cli_common import PositionArgsCommand, Real, Whole, moves_option, position_arg
 from .game import (
     DEFAULT_MAX_MEMORY_MB, DEFAULT_SECONDS, DEFAULT_TARGET, GAME_NOTE, ExploitReport, GameSolution,
     exploitability, solve_game,

@@ -16,8 +16,8 @@ import click
 
 from .board import render_board, render_move_line, render_pairing, render_ratings
 from .analysis import DEFAULT_EQUILIBRIUM_NODES
-from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS, Whole
-from .cli_common import output_path
+from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_PAIRS, MAX_SEED, MAX_WORKERS
+from .cli_common import Whole, output_path
 from .errors import OptionError
 from .jsonl import open_append
 from .progress import Progress

@@ -10,7 +10,8 @@ import sys
 import click
 
 from .analysis import DEFAULT_EQUILIBRIUM_NODES
-from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, Real, Whole
+from .bounds import MAX_GRADE_NODES, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS
+from .cli_common import Real, Whole
 from .errors import DnoirError
 from .notation import PLAYERS
 

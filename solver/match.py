@@ -152,11 +152,12 @@ def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, li
 
 def play_job(job: GameJob) -> dict:
     """Play one job's game and return its record (run in a worker)."""
-    deal = Position.random_deal(thread_seed(job.seed, job.pair))
-    # 53 bits: the game's seed is written in its record, and must stay exact in any JSON reader
-    record = play_game(deal, job.specs, seed=thread_seed(job.seed, 2 * job.pair + job.game + 1) >> 11,
-                       limit=job.limit)
-    record.update(pairing=[job.x, job.y], pair=job.pair, game=job.game, match_seed=job.seed)
+    # 53 bits (the seed range of `random_deal` and of the CLI): the seeds are written in the
+    # record, stay exact in any JSON reader, and `dnoir play --seed DEAL_SEED` deals the same cards
+    deal_seed = thread_seed(job.seed, job.pair) >> 11
+    record = play_game(Position.random_deal(deal_seed), job.specs,
+                       seed=thread_seed(job.seed, 2 * job.pair + job.game + 1) >> 11, limit=job.limit)
+    record.update(pairing=[job.x, job.y], pair=job.pair, game=job.game, match_seed=job.seed, deal_seed=deal_seed)
     return record
 
 

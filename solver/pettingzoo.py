@@ -110,7 +110,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - the PettingZoo classic name
 
     def _deal(self) -> Position:
         if self.start is None:
-            return Position.random_deal(self._rng.getrandbits(63))
+            return Position.random_deal(self._rng.getrandbits(53))
         return fill_hidden(self.start, self._rng)
 
     def view(self, agent: str) -> Position:

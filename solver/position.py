@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._core import CoreState
+from .bounds import MAX_SEED
 from .cards import COMPOSITION, KINDS, NKINDS, TAKE, CardError, Move, counts_of, parse_cards
 from .errors import ArgumentError, MoveError  # MoveError is importable from here, as it always was
 from .notation import (
@@ -32,8 +33,6 @@ _NO_HIDDEN = tuple([False, False])
 # Move objects are immutable: one per move index, and the moves of every legal-move mask
 # (bit m: move m, 12 bits), so that `legal_moves` builds no Move.
 _MOVES = tuple(Move(m) for m in range(TAKE + 1))
-# The seeds `random_deal` takes: the core's 64-bit seed, never wrapped round.
-MAX_DEAL_SEED = 2**64 - 1
 _MOVE_OF_TOKEN = {str(m): m for m in _MOVES}
 _MOVES_OF_MASK = tuple(tuple(_MOVES[m] for m in range(TAKE + 1) if mask >> m & 1)
                        for mask in range(1 << (TAKE + 1)))
@@ -301,21 +300,22 @@ class Position:
     def random_deal(cls, seed: int) -> "Position":
         """A uniformly random full deal (hands, deck and removed cards known); same seed, same deal.
 
-        `seed` is a whole number 0 to 2**64 - 1 (the core's seed; deals the match runner
-        derives by splitmix64 use all of it, and the CLI's `--seed` is its first 2**53);
-        anything else is an ArgumentError, never wrapped round.
+        `seed` is a whole number 0 to 2**53 - 1, the range of the CLI's `--seed` (and of the
+        deal seeds the match runner derives), so that every seed printed anywhere replays its
+        deal here and stays exact in any JSON reader; anything else is an ArgumentError,
+        never wrapped round.
 
         >>> str(Position.random_deal(1)) == str(Position.random_deal(1))
         True
         >>> Position.random_deal(-1)
         Traceback (most recent call last):
         ...
-        solver.errors.ArgumentError: random_deal: seed: -1 is out of range (0 to 18446744073709551615)
+        solver.errors.ArgumentError: random_deal: seed: -1 is out of range (0 to 9007199254740991)
         """
         if type(seed) is not int:
-            raise ArgumentError(f"random_deal: seed: {str(seed)[:40]!r} is not a whole number (0 to {MAX_DEAL_SEED})")
-        if not 0 <= seed <= MAX_DEAL_SEED:
-            raise ArgumentError(f"random_deal: seed: {seed} is out of range (0 to {MAX_DEAL_SEED})")
+            raise ArgumentError(f"random_deal: seed: {str(seed)[:40]!r} is not a whole number (0 to {MAX_SEED})")
+        if not 0 <= seed <= MAX_SEED:
+            raise ArgumentError(f"random_deal: seed: {seed} is out of range (0 to {MAX_SEED})")
         core = CoreState.deal(seed)
         return _position(core, _OPEN, tuple(sorted(core.removed)))
 

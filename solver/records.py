@@ -3,7 +3,8 @@
 A record (see solver.arena.play_game and solver.match.play_job) is one JSON object:
 `deal` (the full DNP of a round-1 start), `moves` (tokens separated by spaces, each legal
 in turn), `result` (winner, how, both scores), `players`, `settings`, `seed`, and from a
-match `pairing`, `pair`, `game`, `match_seed`; `fault` and `engines` when an external
+match `pairing`, `pair`, `game`, `match_seed` and `deal_seed` (the seed `dnoir play --seed`
+and `Position.random_deal` deal the same cards from); `fault` and `engines` when an external
 engine played. Files are edited, cut and concatenated by hand, so every reader checks a
 record first and reports a bad one by its field instead of failing somewhere later.
 
@@ -23,6 +24,7 @@ result | must be an object, not null
 
 from __future__ import annotations
 
+from .bounds import MAX_SEED
 from .cards import CardError, Move
 from .errors import RecordError
 from .notation import PLAYERS, PositionError
@@ -66,9 +68,11 @@ def check_record(record, required=REPLAY_FIELDS):
             raise RecordError(name, f"must be a whole number 0 or more, not {record[name]!r}")
     if "game" in record and record["game"] not in (0, 1):
         raise RecordError("game", f"must be 0 or 1, not {record['game']!r}")
-    for name in ("match_seed", "seed"):
+    for name in ("match_seed", "seed", "deal_seed"):
         if name in record and not _is_int(record[name]):
             raise RecordError(name, f"must be an integer, not {_kind(record[name])}")
+    if "deal_seed" in record and not 0 <= record["deal_seed"] <= MAX_SEED:
+        raise RecordError("deal_seed", f"{record['deal_seed']} is out of range (0 to {MAX_SEED})")
     if "pairing" in record:
         pairing = record["pairing"]
         if not (isinstance(pairing, list) and len(pairing) == 2 and all(isinstance(s, str) for s in pairing)):
@@ -89,6 +93,8 @@ def check_record(record, required=REPLAY_FIELDS):
         end = _replay(record["deal"], record["moves"])
         if "result" in record:
             check_result_matches(record, end)
+    if "deal_seed" in record and "deal" in record and str(Position.random_deal(record["deal_seed"])) != record["deal"]:
+        raise RecordError("deal_seed", "deals other cards than the record's `deal`")
     return record
 
 

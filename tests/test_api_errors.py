@@ -70,6 +70,7 @@ CASES = [
     issue_18_6(("deal: player True", lambda: Position.parse(ROUND2_START).deal(True, "5678C"), ArgumentError)),
     issue_18_6(("random_deal: seed -1", lambda: Position.random_deal(-1), DnoirError)),
     issue_18_6(("random_deal: seed 2**64", lambda: Position.random_deal(2**64), DnoirError)),
+    issue_18_6(("random_deal: seed 2**53, past the CLI's --seed", lambda: Position.random_deal(2**53), DnoirError)),
     # Move
     ("Move.parse: unknown token", lambda: Move.parse("X"), CardError),
     ("Move.parse: empty", lambda: Move.parse(""), CardError),

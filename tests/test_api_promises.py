@@ -3,12 +3,18 @@ DnoirError naming it, never an IndexError, a TypeError, a wrapped-round seed or 
 object."""
 
 import math
+import subprocess
+import sys
 
 import pytest
 
 from solver import Position
+from solver.board import render_board
+from solver.bounds import MAX_SEED
+from solver.match import make_jobs, play_job
+from solver.records import check_record
 from solver.cards import Move, TAKE
-from solver.errors import ArgumentError, DnoirError, LimitError, MoveError, PositionError
+from solver.errors import ArgumentError, DnoirError, LimitError, MoveError, PositionError, RecordError
 from solver.limit import Limit
 from solver.search import advise
 
@@ -55,15 +61,34 @@ def test_deal_to_b_only_when_asked():
     assert str(view.deal(0, "678+3C")) == str(view.deal("a", "678+3C"))
 
 
-@pytest.mark.parametrize("seed", [-1, 2**64, 2**70, True, 1.5, "3", None])
-def test_random_deal_refuses_seeds_it_would_wrap(seed):
+@pytest.mark.parametrize("seed", [-1, 2**53, 2**64 - 1, 2**64, 2**70, True, 1.5, "3", None])
+def test_random_deal_refuses_seeds_outside_the_cli_range(seed):
     with pytest.raises(ArgumentError, match="seed"):
         Position.random_deal(seed)
 
 
-def test_random_deal_takes_the_whole_core_range():
-    assert str(Position.random_deal(2**64 - 1)) != str(Position.random_deal(0))
-    assert str(Position.random_deal(2**53 - 1)) == str(Position.random_deal(2**53 - 1))
+def test_random_deal_takes_the_cli_seed_range_and_dnoir_play_deals_the_same():
+    assert MAX_SEED == 2**53 - 1
+    top = Position.random_deal(MAX_SEED)
+    assert str(top) == str(Position.random_deal(MAX_SEED)) != str(Position.random_deal(0))
+    # the CLI's `--seed` reaches the same deal: `dnoir play --seed` at the top of the range
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "play", "--seed", str(MAX_SEED), "--seat", "a",
+                          "--engine", "random"], input="quit\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    hand_a = next(line for line in render_board(top).splitlines() if line.startswith("hand a"))
+    assert hand_a.strip() in run.stdout, (hand_a, run.stdout[:800])
+
+
+def test_every_match_record_names_a_deal_seed_that_deals_its_cards():
+    for job in make_jobs([("greedy", "random")], pairs=3, seed=7)[::2]:
+        record = play_job(job)
+        assert 0 <= record["deal_seed"] <= MAX_SEED
+        assert str(Position.random_deal(record["deal_seed"])) == record["deal"]
+        assert check_record(record) is record
+        with pytest.raises(RecordError, match="deal_seed"):
+            check_record(dict(record, deal_seed=record["deal_seed"] ^ 1))
+        with pytest.raises(RecordError, match="deal_seed"):
+            check_record(dict(record, deal_seed=2**53))
 
 
 @pytest.mark.parametrize("kwargs,name", [

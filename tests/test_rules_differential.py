@@ -51,7 +51,7 @@ def test_random_games_from_reference_deals(deal_seed, move_seed):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 2**64 - 1), st.integers(0, 2**32))
+@given(st.integers(0, 2**53 - 1), st.integers(0, 2**32))  # the seed range of random_deal
 def test_random_games_from_core_deals(deal_seed, move_seed):
     pos = Position.random_deal(deal_seed)
     ref = refmodel.RefState.from_dnp(str(pos))
@@ -92,7 +92,7 @@ def test_views_play_like_full_positions():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**64 - 1), st.integers(0, 60), st.integers(1, 3))
+@given(st.integers(0, 2**53 - 1), st.integers(0, 60), st.integers(1, 3))
 def test_perft_matches_reference(seed, prefix, depth):
     pos = random_position(seed, prefix)
     ref = refmodel.RefState.from_dnp(str(pos))

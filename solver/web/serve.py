@@ -14,7 +14,7 @@ import threading
 
 import click
 
-from ..bounds import Whole
+from ..cli_common import Whole
 
 GRACE_SECONDS = 2
 
