@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .endgame import get_solver, solve
-from .errors import DnoirError, ItemError
+from .bounds import MAX_GRADE_NODES, whole
+from .errors import ArgumentError, DnoirError, ItemError
 from .game import equilibrium_grade, move_loss
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
@@ -200,10 +201,16 @@ def analyse_position(pos: Position, equilibrium_nodes: int = DEFAULT_EQUILIBRIUM
     """The exact view values of every move for the side to move, the open values when both
     hands are known, and the equilibrium when the game is small enough (`grade`).
 
+    `equilibrium_nodes` is 0 (no equilibrium) to MAX_GRADE_NODES; anything else is an ArgumentError.
+
     The table is emptied first: values never depend on it, but which of several equally
     good lines the principal variation shows does, and a batch must give the same output
     whatever the order its items were solved in, in whichever process.
     """
+    try:
+        whole("equilibrium_nodes", equilibrium_nodes, 0, MAX_GRADE_NODES)
+    except ValueError as e:
+        raise ArgumentError(f"analyse_position: {e}") from None
     get_solver().clear()
     view = pos.view(PLAYERS[pos.to_move])
     result = solve(view, mode="view").to_dict()

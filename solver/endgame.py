@@ -20,11 +20,14 @@ from fractions import Fraction
 from math import comb
 
 from ._endgame import EndgameSolver, split_value
+from .bounds import MAX_TT_MB, MIN_TT_MB, real
 from .cards import Move
+from .errors import ArgumentError
 from .notation import PLAYERS, PositionError, ROUNDS
 from .position import Position
 
 DEFAULT_TT_MB = 0.25
+SOLVE_MODES = ("auto", "open", "view")  # what `solve` takes as its mode
 OUTCOMES = {2: "win", 1: "win", 0: "draw", -1: "loss", -2: "loss"}
 
 
@@ -117,6 +120,12 @@ def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
     `mode` "auto" solves with open hands when both hands are known and over the
     opponent's possible hands otherwise; "open" and "view" force one.
     """
+    if mode not in SOLVE_MODES:
+        raise ArgumentError(f"solve: mode: {mode!r:.40} is not one of {', '.join(SOLVE_MODES)}")
+    try:
+        real("tt_mb", tt_mb, MIN_TT_MB, MAX_TT_MB)
+    except ValueError as e:
+        raise ArgumentError(f"solve: {e}") from None
     check_solvable(pos)
     opponent = 1 - pos.to_move
     hidden = pos._hand_hidden(opponent)
@@ -124,8 +133,6 @@ def solve(pos: Position, tt_mb: float = DEFAULT_TT_MB, mode: str = "auto",
         mode = "view" if hidden else "open"
     if mode == "open" and hidden:
         raise PositionError(f"hand {PLAYERS[opponent]}", "hidden: open-hands mode needs both hands")
-    if mode not in ("open", "view"):
-        raise ValueError(f"unknown mode {mode!r} (auto, open or view)")
     solver = get_solver(tt_mb, use_tt)
     solver.reset_nodes()
     start = time.perf_counter()

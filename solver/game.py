@@ -34,7 +34,8 @@ from functools import lru_cache
 from ._cfr import GameTree, Stopped
 from .cards import COMPOSITION, NKINDS, Move, format_counts
 from .limit import Limit
-from .errors import GameTooBig, LimitError
+from .bounds import real
+from .errors import ArgumentError, GameTooBig, LimitError
 from .notation import PLAYERS, ROUNDS, PositionError
 from .position import Position
 
@@ -291,6 +292,11 @@ def solve_game(position: Position, target: float | None = DEFAULT_TARGET, limit:
     CFR+ iterations). Raises GameTooBig, with the size estimate, when the tree would not fit
     `max_memory_mb` or one iteration would not fit the limit's time (unless `force`).
     """
+    if target is not None:
+        try:
+            real("target", target, 0, 1)
+        except ValueError as e:
+            raise ArgumentError(f"solve_game: {e}") from None
     start = time.perf_counter()
     tree, est = _prepare(position, max_memory_mb, limit.seconds, force)
     br_a, br_b, expl = run_cfr(tree, target, limit, on_check)

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .arena import close_engines, play_game, record_settings, score_for
+from .bounds import MAX_PAIRS, MAX_SEED, whole
+from .errors import ArgumentError
 from .jsonl import read_jsonl
 from .limit import Limit
 from .parallel import run_tasks
@@ -147,6 +149,11 @@ def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, li
     solver.arena.make_player). The games are made lazily (see GamePlan): any number of
     pairs starts at once.
     """
+    try:
+        pairs = whole("pairs", pairs, 1, MAX_PAIRS)
+        seed = whole("seed", seed, 0, MAX_SEED)
+    except ValueError as e:
+        raise ArgumentError(f"make_jobs: {e}") from None
     return GamePlan(pairings, pairs, seed, limit, done or ())
 
 

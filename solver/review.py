@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from .analysis import BLUNDER, DEFAULT_EQUILIBRIUM_NODES, MISTAKE, grade
-from .errors import RecordError
+from .errors import MoveError, RecordError
 from .events import HAND_PREFIX, EventError, apply_event, observer_of, parse_event
 from .limit import Limit
 from .notation import PLAYERS, ROUNDS
@@ -114,6 +114,8 @@ def judge(view: Position, played: str, limit: Limit | None = None, seed: int = 0
     from .search import advise
 
     mover = PLAYERS[view.to_move]
+    if played not in {str(m) for m in view.legal_moves()}:
+        raise MoveError(f"judge: {played!r:.20} is not a legal move here ({' '.join(map(str, view.legal_moves()))})")
     if view.round == ROUNDS:
         judged = grade(view, equilibrium_nodes)
         loss = float(judged.loss(played))

@@ -44,10 +44,9 @@ def issue_18_6(case):
     return pytest.param(*case)
 
 
-def issue_19_4(case):
-    """A mistake no other issue's fix covers yet (issue 19 item 4: one error family, kept)."""
-    return pytest.param(*case, marks=pytest.mark.xfail(strict=True,
-                                                          reason="issue 19 item 4: not fixed yet"))
+def issue_19_4_fixed(case):
+    """Refused as it should be since issue 19 item 4 (one error family, kept)."""
+    return pytest.param(*case)
 
 
 CASES = [
@@ -100,24 +99,24 @@ CASES = [
     ("play_game: unknown bot", lambda: play_game(Position.random_deal(1), ("random", "junk")), SpecError),
     ("play_game: a deal with hidden hands", lambda: play_game(Position.parse(START), ("random", "random")),
      MoveError),
-    issue_19_4(("make_jobs: -1 pairs", lambda: make_jobs([("random", "greedy")], -1), DnoirError)),
+    issue_19_4_fixed(("make_jobs: -1 pairs", lambda: make_jobs([("random", "greedy")], -1), DnoirError)),
     # exact solvers
     ("solve: round 2", lambda: solve(r2()), PositionError),
-    issue_19_4(("solve: mode 'psychic'", lambda: solve(Position.parse(FULL4), mode="psychic"), DnoirError)),
-    issue_19_4(("solve: tt_mb 0", lambda: solve(Position.parse(FULL4), tt_mb=0), DnoirError)),
+    issue_19_4_fixed(("solve: mode 'psychic'", lambda: solve(Position.parse(FULL4), mode="psychic"), DnoirError)),
+    issue_19_4_fixed(("solve: tt_mb 0", lambda: solve(Position.parse(FULL4), tt_mb=0), DnoirError)),
     ("solve_game: round 2", lambda: solve_game(r2()), PositionError),
-    issue_19_4(("solve_game: target -1", lambda: solve_game(r4(), target=-1, limit=Limit(iterations=10)),
+    issue_19_4_fixed(("solve_game: target -1", lambda: solve_game(r4(), target=-1, limit=Limit(iterations=10)),
                 DnoirError)),
     ("estimate: round 2", lambda: estimate(r2()), PositionError),
     ("exploitability: unknown policy", lambda: exploitability(r4(), policy="clever"), SpecError),
     # analysis, review, events
     ("analyse_position: round 2", lambda: analyse_position(r2()), PositionError),
-    issue_19_4(("analyse_position: equilibrium_nodes -1", lambda: analyse_position(r4(), equilibrium_nodes=-1),
+    issue_19_4_fixed(("analyse_position: equilibrium_nodes -1", lambda: analyse_position(r4(), equilibrium_nodes=-1),
                 DnoirError)),
     ("annotate_game: a bad deal", lambda: annotate_game({"deal": "junk", "moves": ""}), PositionError),
     ("parse_item: not an item", lambda: parse_item("junk", 1), PositionError),
     ("review_record: a bad deal", lambda: review_record({"deal": "junk", "moves": ""}), PositionError),
-    issue_19_4(("judge: a move that is not legal", lambda: judge(r2(), "5", FEW), DnoirError)),
+    issue_19_4_fixed(("judge: a move that is not legal", lambda: judge(r2(), "5", FEW), DnoirError)),
     ("apply_events: illegal event", lambda: apply_events(Position.parse(START), "8 +4 +4"), EventError),
     ("parse_events: unknown token", lambda: parse_events("8 X"), EventError),
 ]
