@@ -33,7 +33,7 @@ from .cli_equilibrium import exploit
 from .cli_games import analyse, match, replay, tournament
 from .cli_play import play, review
 from .endgame import DEFAULT_TT_MB
-from .errors import DnoirError
+from .errors import DnoirError, SetupError
 from .search import DEFAULT_MAX_NODES, memory_bound_mb
 from .limit import Limit
 from .position import EXAMPLE_DNP, Position
@@ -263,12 +263,9 @@ def main(argv=None) -> int:
         if e.errno in OUTPUT_FULL:  # standard output on a full disk: the output's problem, not a bug
             _fail(f"cannot write the output: {e.strerror or e}")
         _internal_error(e, debug=_wants_debug(args))
-    except Exception as e:  # noqa: BLE001 - sorted here: a setup problem or a bug
-        # A plain RuntimeError is how solver.parallel and solver.plot say the setup is
-        # wanting (a missing extra, an unreachable cluster); its subclasses
-        # (RecursionError, NotImplementedError) are bugs.
-        if type(e) is RuntimeError:
-            _fail(str(e) or "RuntimeError")
+    except SetupError as e:  # a missing extra, an unreachable cluster: the setup, not the input
+        _fail(str(e))
+    except Exception as e:  # noqa: BLE001 - anything else is a bug
         _internal_error(e, debug=_wants_debug(args))
     code = rv if isinstance(rv, int) else 0
     try:  # what is still buffered for stdout must reach it now, not fail at exit

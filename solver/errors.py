@@ -109,7 +109,13 @@ class GameTooBig(DnoirError):
     for; the message gives the estimate (`--force` solves it anyway)."""
 
 
+class SetupError(RuntimeError):
+    """What this installation or its surroundings lack for a command (a missing extra, an
+    unreachable Dask scheduler): not an input mistake and not a bug. The message says what
+    to install or check; the CLI prints it as one line (exit code 2)."""
+
+
 __all__ = ["ArgumentError", "CardError", "DnoirError", "EventError", "FieldError", "GameTooBig",
            "ItemError", "LimitError", "MoveError", "OptionError", "OutputFileError",
            "OutputMismatch", "PositionError", "ProtocolError", "RecordError", "SavedGameError",
-           "SpecError"]
+           "SetupError", "SpecError"]

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from itertools import islice
 
+from .errors import SetupError
+
 # Tasks in flight per worker: enough to keep every worker busy, few enough that stopping
 # early wastes little and that a lazy task list is never drawn far ahead.
 TASKS_PER_WORKER = 2
@@ -53,7 +55,7 @@ def run_tasks(fn: Callable, tasks: Iterable, workers: int = 1, scheduler: str | 
 
     `scheduler` ('tcp://host:port') runs them on a Dask cluster (the extra [cluster]):
     the scheduler is reached, and must have a worker, before this returns (otherwise one
-    clear RuntimeError). Otherwise `workers` processes, or this process when `workers`
+    clear SetupError). Otherwise `workers` processes, or this process when `workers`
     is 1. `fn`, `at_exit` and the tasks must be picklable (module-level functions and
     plain data). `at_exit` runs in every worker process when it ends, on the cluster's
     workers after the run, and here after an in-process run, however the run ends.
@@ -151,11 +153,11 @@ def _stop_pool(pool: ProcessPoolExecutor, pending) -> None:
 # -- a Dask cluster ------------------------------------------------------------------------
 
 def _join_cluster(scheduler: str):
-    """(client, its workers, the silenced Dask loggers) once the scheduler has a worker; else RuntimeError."""
+    """(client, its workers, the silenced Dask loggers) once the scheduler has a worker; else SetupError."""
     try:
         from dask.distributed import Client
     except ImportError:
-        raise RuntimeError("--scheduler needs dask.distributed: pip install 'district-noir-solver[cluster]'") from None
+        raise SetupError("--scheduler needs dask.distributed: pip install 'district-noir-solver[cluster]'") from None
     # Dask logs every lost connection with a traceback; the run says it in one line instead.
     quiet = _Quiet("distributed")
     client = None
@@ -182,14 +184,14 @@ def _on_cluster(fn, tasks, scheduler, at_exit, client, workers, quiet):
             if future.status != "finished":
                 if future.status == "error":
                     future.result()  # the task's own exception: a bug, raised as it is
-                raise RuntimeError(f"lost the Dask scheduler at {scheduler} (the run's tasks were "
+                raise SetupError(f"lost the Dask scheduler at {scheduler} (the run's tasks were "
                                    f"{future.status}); every game finished before is kept")
             try:
                 for task in islice(tasks, 1):
                     ahead.add(client.submit(fn, task, pure=False))
                 result = future.result()
             except OSError as e:  # distributed's CommClosedError is one: the scheduler went away
-                raise RuntimeError(f"lost the Dask scheduler at {scheduler} ({_reason(e)}); "
+                raise SetupError(f"lost the Dask scheduler at {scheduler} ({_reason(e)}); "
                                    "every game finished before is kept") from None
             yield result
     finally:
@@ -215,7 +217,7 @@ class _Quiet:
 
 
 def _connect(Client, scheduler: str):
-    """A client of the scheduler, or one clear RuntimeError within about CONNECT_SECONDS.
+    """A client of the scheduler, or one clear SetupError within about CONNECT_SECONDS.
 
     The scheduler is asked who it is first, with a deadline: a Client alone waits forever
     on a port that accepts and never answers, and fails oddly on one that speaks
@@ -226,17 +228,17 @@ def _connect(Client, scheduler: str):
     try:
         identity = asyncio.run(asyncio.wait_for(_identity(scheduler), CONNECT_SECONDS))
     except (TimeoutError, asyncio.TimeoutError):
-        raise RuntimeError(f"no Dask scheduler answered at {scheduler} within {CONNECT_SECONDS:g} s") from None
+        raise SetupError(f"no Dask scheduler answered at {scheduler} within {CONNECT_SECONDS:g} s") from None
     except (OSError, ValueError, TypeError) as e:
-        raise RuntimeError(f"cannot reach a Dask scheduler at {scheduler}: {_reason(e)}") from None
+        raise SetupError(f"cannot reach a Dask scheduler at {scheduler}: {_reason(e)}") from None
     except Exception:  # noqa: BLE001 - whatever another protocol's bytes decode into
         identity = None
     if not isinstance(identity, dict) or identity.get("type") != "Scheduler":
-        raise RuntimeError(f"{scheduler} is not a Dask scheduler (it does not answer as one)")
+        raise SetupError(f"{scheduler} is not a Dask scheduler (it does not answer as one)")
     try:
         return Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
-        raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {_reason(e)}") from None
+        raise SetupError(f"cannot reach the Dask scheduler at {scheduler}: {_reason(e)}") from None
 
 
 async def _identity(scheduler: str):
@@ -252,17 +254,17 @@ async def _identity(scheduler: str):
 
 
 def _wait_for_workers(client, scheduler: str) -> int:
-    """The number of workers, once there is one; RuntimeError after WORKERS_SECONDS with none."""
+    """The number of workers, once there is one; SetupError after WORKERS_SECONDS with none."""
     deadline = time.monotonic() + WORKERS_SECONDS
     while True:
         try:
             workers = len(client.scheduler_info().get("workers", {}))
         except (OSError, TimeoutError) as e:
-            raise RuntimeError(f"lost the Dask scheduler at {scheduler} ({_reason(e)})") from None
+            raise SetupError(f"lost the Dask scheduler at {scheduler} ({_reason(e)})") from None
         if workers:
             return workers
         if time.monotonic() >= deadline:
-            raise RuntimeError(f"the Dask scheduler at {scheduler} has no workers "
+            raise SetupError(f"the Dask scheduler at {scheduler} has no workers "
                                f"(waited {WORKERS_SECONDS:g} s): start some with 'dask worker {scheduler}'")
         time.sleep(0.5)
 

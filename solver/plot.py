@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from .errors import SetupError
+
 
 def plot_elo_by_budget(ratings, budgets: dict, path: str) -> None:
     """Write a PNG of each rating's Elo (with its 95% interval) against its spec's budget."""
     try:
         import matplotlib
     except ImportError:
-        raise RuntimeError("--plot needs matplotlib: pip install 'district-noir-solver[plot]'") from None
+        raise SetupError("--plot needs matplotlib: pip install 'district-noir-solver[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -42,9 +42,30 @@ def test_each_input_mistake_is_in_the_family_and_importable_where_it_was(module,
 
 
 def test_every_class_of_the_module_is_in_the_family():
-    classes = [getattr(errors, name) for name in errors.__all__]
-    assert all(issubclass(c, DnoirError) for c in classes)
+    """Every input mistake is a DnoirError; the one other class, SetupError, is what the
+    installation lacks (a missing extra, a cluster out of reach), never an input mistake."""
+    classes = [getattr(errors, name) for name in errors.__all__ if name != "SetupError"]
+    assert classes and all(issubclass(c, DnoirError) for c in classes)
+    assert issubclass(errors.SetupError, RuntimeError) and not issubclass(errors.SetupError, DnoirError)
     assert {name for _, name in HOMES} <= set(errors.__all__)
+
+
+def test_a_setup_error_is_one_line_and_exit_2_any_other_runtime_error_a_bug(monkeypatch, capsys):
+    from solver import cli
+
+    def setup_fails(*args, **kwargs):
+        raise errors.SetupError("--plot needs matplotlib: pip install it")
+
+    def bug(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    for failure, code, words in ((setup_fails, 2, "dnoir: error: --plot needs matplotlib"),
+                                 (bug, 1, "dnoir: internal error: RuntimeError: a bug")):
+        monkeypatch.setattr(cli.cli, "invoke", failure)
+        with pytest.raises(SystemExit) as stop:
+            cli.main(["show", "5+2 678+3C/????? ./. 1 a -"])
+        err = capsys.readouterr().err
+        assert stop.value.code == code and err.startswith(words), err
 
 
 def test_the_errors_module_examples_run():

@@ -15,12 +15,13 @@ import threading
 import click
 
 from ..cli_common import Whole
+from ..errors import SetupError
 
 GRACE_SECONDS = 2
 
 
-def _missing_web_stack(e: ImportError) -> RuntimeError:
-    return RuntimeError(f"dnoir serve needs the web extra ({e.name} is missing): pip install \"district-noir-solver[web]\"")
+def _missing_web_stack(e: ImportError) -> SetupError:
+    return SetupError(f"dnoir serve needs the web extra ({e.name} is missing): pip install \"district-noir-solver[web]\"")
 
 
 @click.command()
