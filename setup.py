@@ -1,15 +1,16 @@
 """Build script: cythonizes ext/*.pyx into compiled modules of the `solver` package.
 
-ext/core.pyx becomes solver._core, and so on: every .pyx in ext/ is one
-extension module named solver._<stem>. The .pxd files in ext/ (the C state and
+ext/core.pyx becomes solver.rules._core, and so on: every .pyx in ext/ is one
+extension module of the layer it belongs to: the rules core in solver.rules, the searches
+and solvers in solver.solvers (LAYER below). The .pxd files in ext/ (the C state and
 rules, the RNG) are shared by cimport and compile into each module inline.
 
 One extension type crosses modules: `CoreState`, defined by ext/core.pyx. Cython ties a
 cimported type to the module its .pxd is named after, so its declaration is
-ext/solver._core.pxd (Cython's dotted-filename form of the module `solver._core`, found
-through include_path below) rather than ext/core.pxd, which would make the search
-modules import a module `core` that does not exist. The search modules
-`from solver._core cimport CoreState` and take it as their argument.
+ext/solver/rules/_core.pxd, at the qualified path of the module `solver.rules._core` under
+ext/ (found through include_path below), rather than ext/core.pxd, which would make the search modules
+import a module `core` that does not exist. The search modules
+`from solver.rules._core cimport CoreState` and take it as their argument.
 """
 
 import os
@@ -27,9 +28,12 @@ EXT = "ext"
 # are built apart (build/checked), so a checked and a normal build never share one.
 CHECKED = os.environ.get("DNOIR_CHECKED", "") not in ("", "0")
 
+# Which layer (subpackage) each compiled module belongs to: the rules or the solvers.
+LAYER = {"core": "rules", "endgame": "solvers", "cfr": "solvers", "ismcts": "solvers", "pimc": "solvers"}
+
 extensions = [
     Extension(
-        f"solver._{pyx.stem}",
+        f"solver.{LAYER[pyx.stem]}._{pyx.stem}",
         [f"{EXT}/{pyx.name}"],
         extra_compile_args=["-O3"],
         define_macros=[("DNOIR_CHECKED", "1")] if CHECKED else [],
@@ -39,7 +43,8 @@ extensions = [
 
 setup(
     options={"build": {"build_base": "build/checked"}} if CHECKED else {},
-    packages=["solver", "solver.bench", "solver.refmodel", "solver.web"],
+    packages=["solver", "solver.base", "solver.rules", "solver.solvers", "solver.agents", "solver.analysis",
+              "solver.interfaces", "solver.web", "solver.bench", "solver.cli", "solver.refmodel"],
     # The web board's page (HTML, CSS, JavaScript: no build step) ships inside the package.
     package_data={"solver.web": ["static/*.html", "static/*.css", "static/*.js", "static/*.png"]},
     # The benchmarks and the pure-Python reference model live at the top of the

@@ -12,7 +12,7 @@ inflates less than wall time. The snippets use only APIs both builds have (38858
 - open: median ms of `solve(pos, mode="open")` over the 300 round-4 starts of
   `dnoir bench solve` (seed 0), table cleared once before, as `run_solve` does;
 - view: the same for the mover's view of the first 150 of them;
-- playouts: games/s of `solver._core.random_games(300000, seed)`;
+- playouts: games/s of `solver.rules._core.random_games(300000, seed)`;
 - ismcts: iterations per CPU second of one ISMCTS tree (the default search), 30,000
   iterations from each of 6 round-1 deals, as `dnoir bench search` measures it by the clock;
 - api: games/s of 1,000 random games through `Position` asking `result()` after every
@@ -35,8 +35,8 @@ import sys
 _COMMON = """
 import json, random, statistics, time
 from solver.bench.solve import round4_starts
-from solver.endgame import get_solver, solve
-from solver.position import Position
+from solver.solvers.endgame import get_solver, solve
+from solver.rules.position import Position
 """
 
 SNIPPETS = {
@@ -59,7 +59,7 @@ for v in views:
 print(json.dumps(dict(value=statistics.median(ms), unit="ms median", nodes=statistics.median(nodes))))
 """,
     "playouts": _COMMON + """
-from solver._core import random_games
+from solver.rules._core import random_games
 t = time.process_time(); counts = random_games(300000, 1); s = time.process_time() - t
 print(json.dumps(dict(value=300000 / s, unit="games/s", counts=counts)))
 """,
@@ -90,7 +90,7 @@ print(json.dumps(dict(value=1000 / s, unit="games/s with result() every move",
                       ns={k: round(v / len(live) * 1e9) for k, v in best.items()})))
 """,
     "ismcts": _COMMON + """
-from solver._ismcts import Searcher
+from solver.solvers._ismcts import Searcher
 searcher = Searcher(max_nodes=2_000_000)
 done = 0
 t = time.process_time()
@@ -103,8 +103,8 @@ s = time.process_time() - t
 print(json.dumps(dict(value=done / s, unit="ISMCTS iterations/s", root_visits=done)))
 """,
     "analyse": _COMMON + """
-from solver.analysis import Item
-from solver.batch import make_plan, run_plan
+from solver.analysis.exact import Item
+from solver.analysis.batch import make_plan, run_plan
 items = [Item(f"p{k}", "position", k, str(p.view("ab"[p.to_move]))) for k, p in enumerate(round4_starts(200, 0))]
 plan = make_plan(items, done=set())
 t = time.process_time()

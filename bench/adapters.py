@@ -6,7 +6,7 @@ distinct legal moves to the end.
 * `api`: the public Python API, `Position.random_deal`, `legal_moves`, `play`, `result`;
 * `openspiel`: `pyspiel.load_game("python_district_noir")`, chance outcomes sampled with their
   probabilities, `legal_actions`, `apply_action`, `returns` (OpenSpiel's standard loop);
-* `pettingzoo`: `solver.pettingzoo.env()` (with PettingZoo's classic wrappers), `reset`,
+* `pettingzoo`: `solver.interfaces.pettingzoo.env()` (with PettingZoo's classic wrappers), `reset`,
   `agent_iter`, `last`, a random legal action from the mask, `step`;
 * `pettingzoo_raw`: the same through the bare `raw_env()`, which shows how much of the
   PettingZoo figure is the wrappers'.
@@ -25,13 +25,13 @@ from __future__ import annotations
 import random
 import time
 
+from solver import Position
+
 TARGET_SLOWDOWN = 3.0
 
 
 def api_loop():
     """The public-API loop: `loop(games, seed)` plays random games and returns the moves made."""
-    from solver import Position
-
     def loop(games: int, seed: int) -> int:
         rng = random.Random(seed)
         moves = 0
@@ -50,9 +50,9 @@ def openspiel_loop():
     """The same loop through the OpenSpiel game (imported and loaded here, outside the timing)."""
     import pyspiel
 
-    import solver.openspiel
+    import solver.interfaces.openspiel
 
-    game = pyspiel.load_game(solver.openspiel.GAME_NAME)
+    game = pyspiel.load_game(solver.interfaces.openspiel.GAME_NAME)
 
     def loop(games: int, seed: int) -> int:
         rng = random.Random(seed)
@@ -75,7 +75,7 @@ def openspiel_loop():
 def pettingzoo_loop(wrapped: bool = True):
     """The same loop through the PettingZoo environment (built here, outside the timing):
     `env()` with PettingZoo's classic wrappers, or the bare `raw_env()`."""
-    from solver.pettingzoo import env, raw_env
+    from solver.interfaces.pettingzoo import env, raw_env
 
     environment = env() if wrapped else raw_env()
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import time
 
-from solver.analysis import Item
-from solver.batch import make_plan, run_plan
+from solver.analysis.batch import make_plan, run_plan
+from solver.analysis.exact import Item
 
 from .solve import round4_starts
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 import random
 import time
 
-from solver.position import Position
 from solver.refmodel import random_deal as reference_deal
+
+from solver.rules.position import Position
 
 # Chunks per engine: enough to interleave the two through a run, few enough that each
 # chunk is long against the timer.
@@ -32,7 +33,7 @@ CHUNKS = 10
 
 
 def api_games(first_seed: int, games: int, rng: random.Random, every_move: bool = False) -> int:
-    """Play `games` random games through `solver.position.Position`; returns the moves played.
+    """Play `games` random games through `solver.rules.position.Position`; returns the moves played.
 
     With `every_move`, `result()` is asked after every move, not only at the end."""
     moves = 0
@@ -126,7 +127,7 @@ def format_api(report: dict) -> str:
     calls = report["call_ns"]
     return "\n".join([
         f"API        {report['games']:>8,} games in {report['seconds']:.3f} s  "
-        f"{report['games_per_second']:>10,.0f} games/s (solver.position.Position)",
+        f"{report['games_per_second']:>10,.0f} games/s (solver.rules.position.Position)",
         f"reference  {report['games']:>8,} games in {report['reference_seconds']:.3f} s  "
         f"{report['reference_games_per_second']:>10,.0f} games/s (pure-Python model)",
         f"ratio      API / reference = {report['ratio']:.2f}x (target 5x)",

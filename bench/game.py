@@ -19,10 +19,11 @@ import resource
 import statistics
 import time
 
-from solver.bots import make_bot
-from solver.game import GameTooBig, exploitability, solve_game
-from solver.limit import Limit
-from solver.position import Position
+from solver.agents.bots import make_bot
+from solver.analysis.exploit import exploitability
+from solver.rules.position import Position
+from solver.solvers.equilibrium import GameTooBig, solve_game
+from solver.solvers.limit import Limit
 
 TARGET = 1e-3
 

@@ -23,13 +23,14 @@ import subprocess
 import sys
 import time
 
-from solver._core import random_games
-from solver.bots import spec_budget
-from solver.limit import Limit
-from solver.match import make_jobs, run_jobs, summarise
-from solver.position import Position
-from solver.progress import Progress
-from solver.search import IsmctsSearch
+from solver.rules._core import random_games
+
+from solver.agents.bots import spec_budget
+from solver.agents.match import make_jobs, run_jobs, summarise
+from solver.agents.progress import Progress
+from solver.rules.position import Position
+from solver.solvers.limit import Limit
+from solver.solvers.search import IsmctsSearch
 
 
 def _rate(deals: int, seconds: float, threads: int) -> float:

@@ -11,9 +11,9 @@ True
 
 from __future__ import annotations
 
-from solver.endgame import get_solver, solve
-from solver.position import Position
-from solver.search import IsmctsSearch
+from solver.rules.position import Position
+from solver.solvers.endgame import get_solver, solve
+from solver.solvers.search import IsmctsSearch
 
 from .solve import round4_starts
 

@@ -16,8 +16,8 @@ import random
 import statistics
 import time
 
-from solver.endgame import DEFAULT_TT_MB, get_solver, solve
-from solver.position import Position
+from solver.rules.position import Position
+from solver.solvers.endgame import DEFAULT_TT_MB, get_solver, solve
 
 
 def round4_starts(count: int, seed: int = 0) -> list[Position]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 import time
 
-from solver._core import random_games
 from solver.refmodel import random_game as reference_random_game  # shipped with solver.bench (setup.py)
+from solver.rules._core import random_games
 
 
 def run_speed(games: int = 1_000_000, reference_games: int = 2_000, seed: int = 0) -> dict:

@@ -21,8 +21,8 @@ import hashlib
 import json
 import random
 
-from solver.endgame import get_solver, solve
-from solver.position import Position
+from solver.rules.position import Position
+from solver.solvers.endgame import get_solver, solve
 
 
 def random_round4(count: int, seed: int = 0):

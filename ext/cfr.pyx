@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The hidden-information round-4 game solved by vector-form CFR+ over the public tree.
 
-Compiled as solver._cfr. The game: from a public round-4 position (the line, both
+Compiled as solver.solvers._cfr. The game: from a public round-4 position (the line, both
 collections, who has taken, how many actions each made), both hands (of the sizes the
 position states) and the 3 removed cards are dealt uniformly from the cards not public.
 Chance acts at the root only; afterwards every action is public (a play shows its card),
@@ -43,7 +43,7 @@ from state cimport (
     State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW,
     apply_move, game_outcome, hand_size, update_hand_masks,
 )
-from solver._core cimport CoreState
+from solver.rules._core cimport CoreState
 
 cdef enum:
     MAXD = 16          # 12 actions a round at most: depth never exceeds 13
@@ -509,13 +509,13 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
 # ---------------------------------------------------------------------------------
 # The view policy: the one-player-view solver's choice at every information set
 #
-# solver.endgame's view mode gives each move of the mover's hand the sum, over every hand
+# solver.solvers.endgame's view mode gives each move of the mover's hand the sum, over every hand
 # the opponent may hold (weighted by the number of ways a uniform deal gives it from the
 # cards the mover cannot see), of the move's open-hands minimax value; it picks the best
 # expected score, then the best expected margin, then the first move in canonical order.
 # The open-hands values of every pair of hands at every node come from one backward pass
 # over the public tree (a perfect-information minimax per pair), with the exact value
-# order of solver._endgame: RANK * rank + margin, rank +-2 city, +-1 win, 0 draw.
+# order of solver.solvers._endgame: RANK * rank + margin, rank +-2 city, +-1 win, 0 draw.
 
 cdef enum:
     RANK = 1024
@@ -523,7 +523,7 @@ cdef enum:
 
 
 cdef inline int open_value_a(const State *s) noexcept nogil:
-    """Player a's open-hands value of a settled state (solver._endgame's final_value)."""
+    """Player a's open-hands value of a settled state (solver.solvers._endgame's final_value)."""
     cdef Score scores[2]
     cdef int how
     cdef int winner = game_outcome(s, scores, &how)
@@ -703,8 +703,8 @@ cdef class GameTree:
     count per kind of the cards not public; `sizes` the two hand sizes. Build with
     `count()` (sizes, cheap) then `build()` (allocates), then `iterate()`.
 
-    >>> from solver.position import Position
-    >>> from solver.game import game_pool
+    >>> from solver.rules.position import Position
+    >>> from solver.solvers.equilibrium import game_pool
     >>> pos = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
     >>> tree = GameTree(pos.core, game_pool(pos), pos.hand_sizes)
     >>> tree.build()["nodes"]

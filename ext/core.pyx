@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Python access to the C rules core (compiled as solver._core).
+"""Python access to the C rules core (compiled as solver.rules._core).
 
-`CoreState` wraps one C `State`; a `solver.position.Position` holds one and asks it
+`CoreState` wraps one C `State`; a `solver.rules.position.Position` holds one and asks it
 every rule question, so that the rules live only in ext/state.pxd. `position_problem`
 is the one consistency check of a position's fields. Module functions run whole loops
 (perft, random games) in C without the GIL.
@@ -16,7 +16,7 @@ from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
     HAND_SIZE, TAKE_SIZE, LINE_START, REMOVED, LAST_ROUND, ACTIONS_PER_ROUND, NOBODY, ONGOING, OVER_POINTS, OVER_CITY,
     DRAW, legal_mask, legal_moves, apply_move, random_move, game_outcome,
-    deal_game, update_hand_masks, hand_size, state_problem, NCARDS, DNOIR_CHECKED, kind_value, score_player,
+    deal_game, update_hand_masks, hand_size, state_problem, NCARDS, DNOIR_CHECKED, kind_value, score_player, deck_cards,
 )
 from libc.string cimport memset as _memset
 from cpython.exc cimport PyErr_CheckSignals
@@ -54,7 +54,7 @@ cdef int perft_c(const State *s, int depth, uint64_t *total, uint64_t *interior)
     return 0
 
 
-# The rule constants of ext/state.pxd, for Python: solver.cards and solver.notation read
+# The rule constants of ext/state.pxd, for Python: solver.rules.cards and solver.rules.notation read
 # them from here, so that a rule change is a change in ext/state.pxd alone. KINDS names the
 # kinds in index order (docs/rules.md's cards; docs/notation.md's tokens).
 KINDS = ("5", "6", "7", "8", "+2", "+3", "+4", "-1", "-2", "-3", "C")
@@ -124,9 +124,11 @@ cdef int _counts(str field, object counts, uint8_t *out) except -1:
     return 0
 
 
-cdef inline int deck_cards(int round) noexcept nogil:
-    """Cards left in the deck during a round: a hand for each player in each round still to deal."""
-    return 2 * HAND_SIZE * (LAST_ROUND - round)
+def deck_size(int round) -> int:
+    """Cards left in the deck during `round` (1 to 4): 10 for each round still to deal (state.pxd's deck_cards)."""
+    if not 1 <= round <= LAST_ROUND:
+        raise ValueError(f"round: {round} is not a round (1 to {LAST_ROUND})")
+    return deck_cards(round)
 
 
 cdef void set_status(State *s) noexcept nogil:
@@ -153,7 +155,7 @@ cdef object position_fields_problem(State *s, line, hands, hand_sizes, colls, ro
     This is the one consistency check of a position (Stockfish's `pos_is_ok`): the card
     counts against the composition, the deck and removed sizes, the actions of the round,
     the turn order, the end of the game, the line's length and the city rule. The fields
-    must be well formed (solver.notation.normalize: types, lengths, ranges); whatever
+    must be well formed (solver.rules.notation.normalize: types, lengths, ranges); whatever
     they hold, nothing is written outside s. A hidden hand is None: its cards are
     unknown, its size is in hand_sizes, and s holds it as empty.
     """
@@ -267,7 +269,7 @@ def position_problem(line, hands, hand_sizes, colls, round, to_move, taken, deck
 
 cdef class CoreState:
     """One District Noir state held in the C struct of ext/state.pxd (declared in
-    ext/solver._core.pxd, so that the search modules take it directly).
+    ext/solver/rules/_core.pxd, so that the search modules take it directly).
 
     Every constructor checks what it stores; a move keeps the rules' invariants, so a
     CoreState is never checked again. A bare `CoreState()` is an empty finished game.
@@ -290,8 +292,8 @@ cdef class CoreState:
         """(CoreState, None) for the fields of a position, or (None, (field, reason)) naming
         the first rule they break (`position_problem`).
 
-        The fields are those of `solver.position.Position`, well formed (see
-        solver.notation.normalize): a hidden hand is None, `to_move` None once over.
+        The fields are those of `solver.rules.position.Position`, well formed (see
+        solver.rules.notation.normalize): a hidden hand is None, `to_move` None once over.
         """
         cdef CoreState c = CoreState.__new__(CoreState)
         problem = position_fields_problem(&c.s, line, hands, hand_sizes, colls, round, to_move,

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Exact round-4 solver: negamax alpha-beta with a Zobrist-keyed transposition table.
 
-Compiled as solver._endgame. Works on positions whose deck is empty and whose two hands
+Compiled as solver.solvers._endgame. Works on positions whose deck is empty and whose two hands
 are known. The value of a position for the side to move orders outcomes first and the
 final score margin second:
 
@@ -25,7 +25,7 @@ from libc.stdint cimport int8_t, uint8_t, int16_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from rng cimport splitmix64
-from solver._core cimport CoreState
+from solver.rules._core cimport CoreState
 from state cimport (
     State, Score, NKINDS, KIND_C, HAND_SIZE, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
     LINE_MAX, ONGOING, OVER_CITY, DRAW, legal_mask, legal_moves, apply_move, game_outcome,
@@ -543,7 +543,7 @@ cdef void view_worlds(Table *t, State *s, int opponent, Sums *sums, int kind, in
 cdef class EndgameSolver:
     """Exact solver of round-4 positions with both hands known, holding one table.
 
-    >>> from solver.position import Position
+    >>> from solver.rules.position import Position
     >>> pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
     >>> solver = EndgameSolver(tt_mb=1)
     >>> values = solver.move_values(pos.core)

@@ -1,11 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012), compiled as solver._ismcts.
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012), compiled as solver.solvers._ismcts.
 
 One tree per `Searcher`, over the moves seen from the observer's side: every iteration
 samples a world consistent with the observer's view (world.pxd), descends the tree
 choosing among the children whose move is legal in that world by UCB1 with availability
 counts (its constant may differ at the opponent's decisions; a margin term and UCB1-Tuned
-are options, solver.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
+are options, solver.solvers.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
 
@@ -31,8 +31,8 @@ from state cimport (
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
-from solver._core cimport CoreState
-from solver.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
+from solver.rules._core cimport CoreState
+from solver.base.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
 
 ctypedef struct Node:
     int32_t first_child
@@ -111,7 +111,7 @@ cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) 
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
-    >>> from solver.position import Position
+    >>> from solver.rules.position import Position
     >>> view = Position.random_deal(1).view("a")
     >>> s = Searcher(max_nodes=10_000)
     >>> s.start(view.core, observer=view.to_move, seed=1)

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Flat Monte Carlo over sampled worlds (PIMC with playouts), compiled as solver._pimc.
+"""Flat Monte Carlo over sampled worlds (PIMC with playouts), compiled as solver.solvers._pimc.
 
 For each sampled world consistent with the observer's view, every legal move is played
 and the game finished by a playout; each move's rewards (win 1, draw 1/2, loss 0) and
@@ -15,15 +15,15 @@ from state cimport (
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
-from solver._core cimport CoreState
-from solver.bounds import MAX_WORLDS
+from solver.rules._core cimport CoreState
+from solver.base.bounds import MAX_WORLDS
 
 
 def flat_values(CoreState view not None, int observer, worlds, seed=0, str policy="random"):
     """{move: (reward sum, margin sum)} over `worlds` (1 to MAX_WORLDS) sampled worlds, for the
     observer to move. `view` is the CoreState of the observer's view.
 
-    >>> from solver.position import Position
+    >>> from solver.rules.position import Position
     >>> deal = Position.random_deal(2)
     >>> values = flat_values(deal.view("ab"[deal.to_move]).core, deal.to_move, 10, seed=1)
     >>> sorted(values) == sorted(m.index for m in deal.legal_moves())

@@ -200,6 +200,12 @@ cdef inline int kind_value(int kind) noexcept nogil:
     return 0
 
 
+cdef inline int deck_cards(int round) noexcept nogil:
+    """Cards left in the deck during a round: a hand for each player in each round still to deal.
+    The one statement of this rule: core.pyx exports it to Python (`deck_size`), world.pxd samples by it."""
+    return 2 * HAND_SIZE * (LAST_ROUND - round)
+
+
 cdef inline int hand_size(const State *s, int p) noexcept nogil:
     # Six actions a round: five plays and one take, so the hand follows from the actions.
     return HAND_SIZE - s.actions[p] + ((s.taken >> p) & 1)
@@ -428,7 +434,7 @@ cdef inline const char *state_problem(const State *s) noexcept nogil:
         return "first, city_winner, taken or deck_known is out of range"
     if s.line_len > LINE_MAX or s.deck_len > DECK_MAX or s.deck_pos > s.deck_len:
         return "line_len, deck_len or deck_pos is out of range"
-    if s.deck_known and s.deck_len - s.deck_pos != 2 * HAND_SIZE * (LAST_ROUND - s.round):
+    if s.deck_known and s.deck_len - s.deck_pos != deck_cards(s.round):
         return "the known deck does not hold the cards of the rounds still to deal"
     for i in range(s.line_len):
         if s.line[i] >= NKINDS:

@@ -10,7 +10,7 @@ over those places is a uniform sample of the consistent worlds.
 from libc.stdint cimport uint8_t
 from rng cimport Rng, rng_below
 from state cimport (
-    State, NKINDS, NCARDS, DN_COMPOSITION, HAND_SIZE, REMOVED, LAST_ROUND, hand_size,
+    State, NKINDS, NCARDS, DN_COMPOSITION, HAND_SIZE, REMOVED, LAST_ROUND, hand_size, deck_cards,
     update_hand_masks,
 )
 
@@ -24,7 +24,7 @@ ctypedef struct Unseen:
 cdef inline int unseen_cards(const State *s, int observer, Unseen *out) noexcept nogil:
     """Collect the cards `observer` cannot see in s; returns 0, or -1 if the count is wrong."""
     cdef int k, i, c
-    cdef int expected = hand_size(s, 1 - observer) + 2 * HAND_SIZE * (LAST_ROUND - s.round) + REMOVED
+    cdef int expected = hand_size(s, 1 - observer) + deck_cards(s.round) + REMOVED
     out.n = 0
     out.observer = observer
     for k in range(NKINDS):
@@ -45,7 +45,7 @@ cdef inline void sample_world(const State *view, const Unseen *u, State *world, 
     cdef uint8_t cards[NCARDS]
     cdef int i, j, n = u.n, opp = 1 - u.observer
     cdef int opp_size = hand_size(view, opp)
-    cdef int deck_size = 2 * HAND_SIZE * (LAST_ROUND - view.round)
+    cdef int deck_size = deck_cards(view.round)
     cdef uint8_t t
     for i in range(n):
         cards[i] = u.cards[i]

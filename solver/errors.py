@@ -8,8 +8,8 @@ the `dnoir` command line reports the family as ``dnoir: error: ...`` (exit code 
 anything else as an internal error (exit code 1, the traceback with ``dnoir --debug``).
 
 Each class is a `ValueError`, as the mistakes it stands for always were, and stays
-importable from the module that raises it (`solver.notation.PositionError`,
-`solver.position.MoveError`, `solver.bots.SpecError`, ...).
+importable from the module that raises it (`solver.rules.notation.PositionError`,
+`solver.rules.position.MoveError`, `solver.agents.bots.SpecError`, ...).
 
 >>> try:
 ...     raise PositionError("round", "'5' is not a round (1 to 4)")
@@ -89,7 +89,7 @@ class ArgumentError(DnoirError):
 
 
 class LimitError(DnoirError):
-    """A search budget (`solver.limit.Limit`) out of range or incomplete: the message names the field."""
+    """A search budget (`solver.solvers.limit.Limit`) out of range or incomplete: the message names the field."""
 
 
 class OptionError(DnoirError):

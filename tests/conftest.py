@@ -43,7 +43,7 @@ def random_position(seed: int, moves: int):
 
 def run_cli(capsys, *args):
     """(exit code, stdout, stderr) of `dnoir args`, run in this process."""
-    from solver.cli import main
+    from solver.cli.main import main
 
     try:
         code = main(list(args))

@@ -1,22 +1,22 @@
 """Batch analysis: mixed inputs, bad lines, duplicates, resume, interruption, CSV, a cluster."""
 
 import csv
-from fractions import Fraction
 import json
 import random
 import signal
 import subprocess
 import sys
 import time
+from fractions import Fraction
 
 import pytest
 
-from solver.analysis import BLUNDER, MISTAKE, Item, analyse_item, parse_item
-from solver.batch import make_plan, read_items, run_plan
-from solver.endgame import solve
-from solver.limit import Limit
-from solver.match import make_jobs, play_job
-from solver.position import Position
+from solver.agents.match import make_jobs, play_job
+from solver.analysis.batch import make_plan, read_items, run_plan
+from solver.analysis.exact import BLUNDER, MISTAKE, Item, analyse_item, parse_item
+from solver.rules.position import Position
+from solver.solvers.endgame import solve
+from solver.solvers.limit import Limit
 
 
 def round4(seed: int, extra: int = 0) -> Position | None:
@@ -393,7 +393,7 @@ def test_resume_refuses_the_other_output_format(tmp_path):
 
 
 def test_results_carry_their_settings():
-    from solver.batch import csv_rows, settings
+    from solver.analysis.batch import csv_rows, settings
     result = analyse_item(Item("x", "position", 1, positions(1)[0]))
     rows = csv_rows(dict(result, id=7))
     assert [r["row"] for r in rows] == list(range(1, len(rows) + 1)) and {r["of"] for r in rows} == {len(rows)}
@@ -409,7 +409,7 @@ EARLY_VIEW = "885565 78+3-1-2/????? 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a -"
 
 
 def test_equilibrium_grading_reads_no_clock(monkeypatch):
-    import solver.game as game
+    import solver.solvers.equilibrium as game
 
     class NoClock:
         def perf_counter(self):
@@ -431,7 +431,7 @@ def test_equilibrium_grading_reads_no_clock(monkeypatch):
 
 
 def test_grade_uses_the_view_early_in_round_four_or_when_told(monkeypatch):
-    import solver.analysis as analysis
+    import solver.analysis.exact as analysis
 
     def no_equilibrium(*args):
         raise AssertionError("the equilibrium was tried")

@@ -13,16 +13,16 @@ import subprocess
 import sys
 
 import pytest
-
 import refmodel
-from solver import _core
-from solver._core import CoreState, position_problem
-from solver._endgame import EndgameSolver
-from solver._ismcts import Searcher
-from solver._pimc import flat_values
-from solver.cards import COMPOSITION, KINDS, NCARDS, NKINDS, Move
-from solver.notation import ACTIONS_PER_ROUND, HAND_SIZE, REMOVED, ROUNDS, TAKE_SIZE, PositionError
-from solver.position import MoveError, Position
+from solver.rules._core import CoreState, position_problem
+from solver.solvers._endgame import EndgameSolver
+from solver.solvers._ismcts import Searcher
+from solver.solvers._pimc import flat_values
+
+from solver.rules import _core
+from solver.rules.cards import COMPOSITION, KINDS, NCARDS, NKINDS, Move
+from solver.rules.notation import ACTIONS_PER_ROUND, HAND_SIZE, REMOVED, ROUNDS, TAKE_SIZE, PositionError
+from solver.rules.position import MoveError, Position
 
 GAMES = 150
 

@@ -10,18 +10,27 @@ that fixes it, so that it turns into a failure (and its mark must go) once fixed
 import pytest
 
 from solver import Move, Position
-from solver.analysis import analyse_position, annotate_game, parse_item
-from solver.arena import make_player, play_game
-from solver.bots import make_bot
-from solver.endgame import solve
-from solver.errors import (ArgumentError, CardError, DnoirError, EventError, LimitError, MoveError,
-                           PositionError, SpecError)
-from solver.events import apply_events, parse_events
-from solver.game import estimate, exploitability, solve_game
-from solver.limit import Limit
-from solver.match import make_jobs
-from solver.review import judge, review_record
-from solver.search import advise
+from solver.agents.arena import make_player, play_game
+from solver.agents.bots import make_bot
+from solver.agents.match import make_jobs
+from solver.analysis.exact import analyse_position, annotate_game, parse_item
+from solver.analysis.exploit import exploitability
+from solver.analysis.review import judge, review_record
+from solver.errors import (
+    ArgumentError,
+    CardError,
+    DnoirError,
+    EventError,
+    LimitError,
+    MoveError,
+    PositionError,
+    SpecError,
+)
+from solver.rules.events import apply_events, parse_events
+from solver.solvers.endgame import solve
+from solver.solvers.equilibrium import estimate, solve_game
+from solver.solvers.limit import Limit
+from solver.solvers.search import advise
 
 ROUND2 = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 ROUND4 = "7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"

@@ -9,14 +9,14 @@ import sys
 import pytest
 
 from solver import Position
-from solver.board import render_board
-from solver.bounds import MAX_SEED
-from solver.match import make_jobs, play_job
-from solver.records import check_record
-from solver.cards import Move, TAKE
+from solver.agents.match import make_jobs, play_job
+from solver.base.bounds import MAX_SEED
 from solver.errors import ArgumentError, DnoirError, LimitError, MoveError, PositionError, RecordError
-from solver.limit import Limit
-from solver.search import advise
+from solver.interfaces.board import render_board
+from solver.rules.cards import TAKE, Move
+from solver.rules.records import check_record
+from solver.solvers.limit import Limit
+from solver.solvers.search import advise
 
 ROUND2 = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 

@@ -3,10 +3,10 @@
 import pytest
 
 from solver import Position
-from solver.arena import play_game
-from solver.match import make_jobs, play_job
-from solver.bots import SpecError, make_bot, parse_spec
-from solver.cards import Move
+from solver.agents.arena import play_game
+from solver.agents.bots import SpecError, make_bot, parse_spec
+from solver.agents.match import make_jobs, play_job
+from solver.rules.cards import Move
 
 SPECS = ["random", "greedy", "pimc:worlds=20", "ismcts:iterations=300", "ismcts:time=0.01,threads=1",
          "ismcts:iterations=200,policy=greedy", "random:seed=5"]

@@ -14,16 +14,16 @@ import sys
 import time
 
 import pytest
+from conftest import run_cli as run
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from solver.rules._core import CoreState
+from solver.solvers._ismcts import VISITS_LIMIT, Searcher, sample_counts
+from solver.solvers._pimc import flat_values
 
 from solver import Position, PositionError
-from solver._core import CoreState
-from solver._ismcts import VISITS_LIMIT, Searcher, sample_counts
-from solver._pimc import flat_values
-from solver.bots import SpecError, check_spec, make_bot, parse_spec
-from solver.bounds import MAX_SEED
-from conftest import run_cli as run
+from solver.agents.bots import SpecError, check_spec, make_bot, parse_spec
+from solver.base.bounds import MAX_SEED
 
 DEAL = Position.random_deal(1)
 SEEDS = f"0 to {MAX_SEED}"
@@ -148,7 +148,7 @@ def test_check_spec_converts_and_parse_spec_keeps_the_text():
 
 
 def test_bots_built_through_the_api_check_their_values_too():
-    from solver.bots import IsmctsBot, PimcBot
+    from solver.agents.bots import IsmctsBot, PimcBot
 
     with pytest.raises(SpecError, match="iterations"):
         IsmctsBot(iterations=10**20)

@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from solver import _core
-from solver.cards import Move
+from solver.rules import _core
+from solver.rules.cards import Move
 
 CHECKED_RUN = os.environ.get("DNOIR_CHECKED", "") not in ("", "0")
 ROUND4 = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"
@@ -42,7 +42,7 @@ def test_a_normal_build_has_no_unchecked_moves():
 ])
 def test_a_move_that_breaks_an_invariant_aborts_with_the_reason(move, reason):
     script = ("from solver import Position\n"
-              "from solver.cards import Move\n"
+              "from solver.rules.cards import Move\n"
               f"pos = Position.parse({ROUND4!r}).play('8')\n"
               f"pos.core._play_unchecked(Move.parse({move!r}).index)\n"
               "print('not aborted')\n")

@@ -34,7 +34,7 @@ def test_tournament_plot_into_a_missing_folder_is_refused_before_any_game(tmp_pa
 
 
 def test_tournament_plot_without_matplotlib_is_refused_before_any_game(tmp_path):
-    no_matplotlib = "import sys; sys.modules['matplotlib'] = None; from solver.cli import main; sys.exit(main())"
+    no_matplotlib = "import sys; sys.modules['matplotlib'] = None; from solver.cli.main import main; sys.exit(main())"
     run = dnoir("tournament", *HEAVY, "--pairs", "1000", "--workers", "1", "--plot", str(tmp_path / "elo.png"),
                 code=no_matplotlib)
     refused(run, "--plot needs matplotlib")

@@ -5,9 +5,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import run_cli as run
 
 from solver import Position
-from conftest import run_cli as run
 
 EXAMPLES = [
     "5+2 678+3C/????? ./. 1 a -",
@@ -138,7 +138,7 @@ def test_solve_open_json(capsys):
     assert result["pv"] == ["8", "8", "T"]
     # the node count is the solver's own: in a fresh process (the table is kept between
     # solves) the CLI and the API's solve count the same nodes, and some
-    fresh = [sys.executable, "-I", "-c", "from solver import Position; from solver.endgame import solve; "
+    fresh = [sys.executable, "-I", "-c", "from solver import Position; from solver.solvers.endgame import solve; "
              f"print(solve(Position.parse({FULL_ROUND4!r})).nodes)"]
     api_nodes = int(subprocess.run(fresh, capture_output=True, text=True, check=True).stdout)
     cli = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "solve", FULL_ROUND4, "--json"],
@@ -187,9 +187,9 @@ def test_advise_default_example_json(capsys):
     assert sum(m["visits"] for m in result["moves"]) == 3000
     # the built-in example, searched as the API searches it with the default seed (0): the
     # same recommendation and the same figures, move for move
-    from solver.limit import Limit
-    from solver.position import EXAMPLE_DNP
-    from solver.search import advise
+    from solver.rules.position import EXAMPLE_DNP
+    from solver.solvers.limit import Limit
+    from solver.solvers.search import advise
 
     api = advise(Position.parse(EXAMPLE_DNP), Limit(iterations=3000), threads=1, seed=0)
     assert result["best"] == api.best

@@ -5,12 +5,12 @@ import importlib
 
 import pytest
 
-MODULES = ["solver", "solver.cards", "solver.notation", "solver.position", "solver.board", "solver.endgame",
-           "solver.search", "solver.bots", "solver.engine", "solver.arena", "solver._ismcts", "solver._pimc",
-           "solver.bench.search", "solver.bench.signature", "solver.match", "solver.stats", "solver.external", "solver.parallel", "solver.jsonl", "solver.analysis", "solver.batch", "solver.bench.analyse",
-           "solver._endgame", "solver.bench.solve",
-           "solver._core", "solver.bench.speed", "solver.bounds", "solver.progress", "solver.records",
-           "solver.limit"]
+MODULES = ["solver", "solver.rules.cards", "solver.rules.notation", "solver.rules.position", "solver.interfaces.board", "solver.solvers.endgame",
+           "solver.solvers.search", "solver.agents.bots", "solver.interfaces.engine", "solver.agents.arena", "solver.solvers._ismcts", "solver.solvers._pimc",
+           "solver.bench.search", "solver.bench.signature", "solver.agents.match", "solver.agents.stats", "solver.agents.external", "solver.agents.parallel", "solver.base.jsonl", "solver.analysis.exact", "solver.analysis.batch", "solver.bench.analyse",
+           "solver.solvers._endgame", "solver.bench.solve",
+           "solver.rules._core", "solver.bench.speed", "solver.base.bounds", "solver.agents.progress", "solver.rules.records",
+           "solver.solvers.limit"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -6,15 +6,15 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-import pytest
-from conftest import load_vectors
-
 import brute
+import pytest
 import refmodel
+from conftest import load_vectors
+from solver.solvers._endgame import split_value
+
 from solver import Position, PositionError
-from solver._endgame import split_value
-from solver.cards import KINDS
-from solver.endgame import get_solver, solve, unseen_pool, world_weight
+from solver.rules.cards import KINDS
+from solver.solvers.endgame import get_solver, solve, unseen_pool, world_weight
 
 
 def round4_position(seed: int, actions: int, take_first: bool = False) -> Position | None:

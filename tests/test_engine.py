@@ -13,11 +13,18 @@ import threading
 import pytest
 
 from solver import Position
-from solver.bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_SEED, MAX_THREADS
-from solver.engine import (HASH_MAX_MB, HASH_MIN_MB, MAX_ERROR_CHARS, MAX_LINE_BYTES, Engine, LineTooLong,
-                           read_lines)
-from solver.limit import Limit
-from solver.search import advise
+from solver.base.bounds import MAX_ITERATIONS, MAX_MOVETIME_MS, MAX_SEED, MAX_THREADS
+from solver.interfaces.engine import (
+    HASH_MAX_MB,
+    HASH_MIN_MB,
+    MAX_ERROR_CHARS,
+    MAX_LINE_BYTES,
+    Engine,
+    LineTooLong,
+    command_lines,
+)
+from solver.solvers.limit import Limit
+from solver.solvers.search import advise
 
 ROUND2 = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 ROUND2_MOVES = {"8", "+3", "T"}
@@ -345,9 +352,9 @@ def test_long_arguments_are_quoted_short():
     assert all(line.startswith("error ") and len(line) <= MAX_ERROR_CHARS + 10 for line in lines), lines
 
 
-def test_read_lines_skips_overlong_lines_without_keeping_them():
+def test_command_lines_skips_overlong_lines_without_keeping_them():
     text = "isready\n" + "a" * (MAX_LINE_BYTES + 1) + "\n" + "b" * MAX_LINE_BYTES + "\nquit"
-    lines = list(read_lines(io.StringIO(text)))
+    lines = list(command_lines(io.StringIO(text)))
     assert lines[0] == "isready\n" and lines[1] == LineTooLong("a" * 41)
     assert lines[2] == "b" * MAX_LINE_BYTES + "\n" and lines[3] == "quit"
 

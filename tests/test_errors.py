@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as run
 
 import solver
-import solver.cli
-from conftest import run_cli as run
+import solver.cli.main
 from solver import errors
 from solver.errors import DnoirError
 
@@ -24,10 +24,10 @@ ROUND2 = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 
 # Where each class of the family was defined before solver.errors: it is still importable there.
 HOMES = [
-    ("solver.notation", "PositionError"), ("solver.position", "MoveError"), ("solver.cards", "CardError"),
-    ("solver.events", "EventError"), ("solver.bots", "SpecError"), ("solver.records", "RecordError"),
-    ("solver.analysis", "ItemError"), ("solver.engine", "ProtocolError"), ("solver.jsonl", "OutputFileError"),
-    ("solver.batch", "OutputMismatch"), ("solver.game", "GameTooBig"), ("solver", "PositionError"),
+    ("solver.rules.notation", "PositionError"), ("solver.rules.position", "MoveError"), ("solver.rules.cards", "CardError"),
+    ("solver.rules.events", "EventError"), ("solver.agents.bots", "SpecError"), ("solver.rules.records", "RecordError"),
+    ("solver.analysis.exact", "ItemError"), ("solver.interfaces.engine", "ProtocolError"), ("solver.base.jsonl", "OutputFileError"),
+    ("solver.analysis.batch", "OutputMismatch"), ("solver.solvers.equilibrium", "GameTooBig"), ("solver", "PositionError"),
     ("solver", "MoveError"),
 ]
 
@@ -51,7 +51,7 @@ def test_every_class_of_the_module_is_in_the_family():
 
 
 def test_a_setup_error_is_one_line_and_exit_2_any_other_runtime_error_a_bug(monkeypatch, capsys):
-    from solver import cli
+    from solver.cli import main as cli
 
     def setup_fails(*args, **kwargs):
         raise errors.SetupError("--plot needs matplotlib: pip install it")
@@ -86,7 +86,7 @@ def _raise(exc):
 @pytest.mark.parametrize("exc", [TypeError("boom"), AssertionError("boom"), ValueError("boom"),
                                  KeyError("boom"), RecursionError("boom"), NotImplementedError("boom")])
 def test_a_bug_is_an_internal_error_with_exit_code_1(capsys, monkeypatch, exc):
-    monkeypatch.setattr(solver.cli, "render_board", _raise(exc))
+    monkeypatch.setattr(solver.cli.main, "render_board", _raise(exc))
     code, out, err = run(capsys, "show", ROUND2)
     assert code == 1 and out == ""
     lines = err.splitlines()
@@ -99,7 +99,7 @@ def test_debug_shows_the_traceback_of_an_internal_error(capsys, monkeypatch):
     def render_board(pos):
         raise TypeError("boom")
 
-    monkeypatch.setattr(solver.cli, "render_board", render_board)
+    monkeypatch.setattr(solver.cli.main, "render_board", render_board)
     code, out, err = run(capsys, "--debug", "show", ROUND2)
     assert code == 1 and out == ""
     assert err.startswith("Traceback (most recent call last):")
@@ -122,14 +122,14 @@ def test_every_input_mistake_is_one_line_with_exit_code_2(capsys, monkeypatch, n
     cls = getattr(errors, name)
     exc = cls("field", "the reason") if name in ("FieldError", "PositionError", "RecordError") else \
         cls(2, "+4", "the reason") if name == "EventError" else cls("the reason")
-    monkeypatch.setattr(solver.cli, "render_board", _raise(exc))
+    monkeypatch.setattr(solver.cli.main, "render_board", _raise(exc))
     code, out, err = run(capsys, "show", ROUND2)
     assert (code, out) == (2, "")
     assert err == f"dnoir: error: {exc}\n" and "the reason" in err
 
 
 def test_ctrl_c_keeps_exit_code_130(capsys, monkeypatch):
-    monkeypatch.setattr(solver.cli, "render_board", _raise(KeyboardInterrupt()))
+    monkeypatch.setattr(solver.cli.main, "render_board", _raise(KeyboardInterrupt()))
     code, _, err = run(capsys, "show", ROUND2)
     assert code == 130 and err.strip() == "dnoir: error: interrupted"  # after click's newline ending a ^C
 
@@ -166,19 +166,19 @@ def test_input_mistakes_of_each_kind_are_one_line_with_exit_code_2(capsys, tmp_p
 # Broad `except ValueError` no longer turns a bug into an input mistake.
 
 def test_a_bug_in_the_review_search_is_not_blamed_on_the_record(capsys, monkeypatch, tmp_path):
-    import solver.review
-    from solver.match import make_jobs, play_job
+    import solver.analysis.review
+    from solver.agents.match import make_jobs, play_job
 
     record = play_job(make_jobs([("greedy", "random")], pairs=1, seed=1)[0])
     path = tmp_path / "games.jsonl"
     path.write_text(json.dumps(record) + "\n")
-    monkeypatch.setattr(solver.review, "judge", _raise(ValueError("a bug in the search")))
+    monkeypatch.setattr(solver.analysis.review, "judge", _raise(ValueError("a bug in the search")))
     code, _, err = run(capsys, "review", str(path))
     assert code == 1 and err.startswith("dnoir: internal error: ValueError: a bug in the search\n")
 
 
 def test_a_bug_while_playing_moves_is_not_blamed_on_the_moves(capsys, monkeypatch):
-    from solver.position import Position
+    from solver.rules.position import Position
 
     monkeypatch.setattr(Position, "play", _raise(ValueError("a bug in play")))
     code, _, err = run(capsys, "show", "--moves", "8", ROUND2)
@@ -186,8 +186,8 @@ def test_a_bug_while_playing_moves_is_not_blamed_on_the_moves(capsys, monkeypatc
 
 
 def test_the_engine_answers_a_bug_as_an_internal_error_and_goes_on(monkeypatch):
-    from solver.engine import Engine
-    from solver.position import Position
+    from solver.interfaces.engine import Engine
+    from solver.rules.position import Position
 
     out = io.StringIO()
     engine = Engine(out=out)
@@ -200,13 +200,13 @@ def test_the_engine_answers_a_bug_as_an_internal_error_and_goes_on(monkeypatch):
 
 # Layout: the leaves of the command line do not import its root.
 
-LEAVES = ["solver.cli_bench", "solver.cli_equilibrium", "solver.cli_games", "solver.cli_play"]
+LEAVES = ["solver.cli.bench", "solver.cli.equilibrium", "solver.cli.games", "solver.cli.play"]
 COMMANDS = {"advise", "analyse", "bench", "deal", "engine", "exploit", "match", "perft", "play", "replay",
             "review", "score", "serve", "show", "solve", "tournament"}
 
 
 def test_the_command_leaves_do_not_import_the_root(tmp_path):
-    code = f"import sys; import {', '.join(LEAVES)}; print('solver.cli' in sys.modules)"
+    code = f"import sys; import {', '.join(LEAVES + ['solver.cli.common', 'solver.cli.serve'])}; print('solver.cli.main' in sys.modules)"
     run_ = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           timeout=60)
     assert run_.returncode == 0, run_.stderr
@@ -214,7 +214,7 @@ def test_the_command_leaves_do_not_import_the_root(tmp_path):
 
 
 def test_the_root_lists_every_command(capsys):
-    assert set(solver.cli.cli.commands) == COMMANDS
+    assert set(solver.cli.main.cli.commands) == COMMANDS
     code, out, _ = run(capsys, "--help")
     listed = out.split("Commands:", 1)[1].split()
     assert code == 0 and COMMANDS <= set(listed)
@@ -265,13 +265,13 @@ def test_running_an_unbuilt_tree_prints_one_line_saying_how_to_build_it(unbuilt,
 
 
 def test_following_a_game_asks_again_after_a_mistake_but_not_after_a_bug(monkeypatch):
-    import solver.play
-    from solver.play import ask_start
+    import solver.interfaces.play
+    from solver.interfaces.play import ask_start
 
     out = io.StringIO()
     game = ask_start(io.StringIO("a\na\n5+2\n678+3X\n5+2\n678+3C\n"), out)
     assert str(game.position) == "5+2 678+3C/????? ./. 1 a -"
     assert "\nerror: unknown card token 'X'\n" in out.getvalue()
-    monkeypatch.setattr(solver.play, "start_view", _raise(ValueError("a bug in start_view")))
+    monkeypatch.setattr(solver.interfaces.play, "start_view", _raise(ValueError("a bug in start_view")))
     with pytest.raises(ValueError, match="a bug in start_view"):
         ask_start(io.StringIO("a\na\n5+2\n678+3C\n"), io.StringIO())

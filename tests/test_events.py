@@ -6,17 +6,17 @@ import random
 
 import pytest
 
-import solver.events
-from solver.cards import format_counts
-from solver.events import EventError, apply_event, apply_events, apply_option, parse_event, parse_events
-from solver.notation import PositionError
-from solver.position import MoveError, Position
+import solver.rules.events
+from solver.rules.cards import format_counts
+from solver.rules.events import EventError, apply_event, apply_events, apply_option, parse_event, parse_events
+from solver.rules.notation import PositionError
+from solver.rules.position import MoveError, Position
 
 START_A = "5+2 678+3C/????? ./. 1 a -"  # a's view, a to move
 
 
 def test_docstring_examples():
-    result = doctest.testmod(solver.events, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(solver.rules.events, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 
 

@@ -9,10 +9,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-
 from test_stop import _ctrl_c_after_cpu
 
 INTERRUPTED = "dnoir: error: interrupted\n"

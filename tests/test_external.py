@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from solver import external
-from solver.arena import close_engines
-from solver.external import EngineFault, ExternalBot
-from solver.limit import Limit
-from solver.match import make_jobs, read_records, run_jobs
-from solver.position import Position
+from solver.agents import external
+from solver.agents.arena import close_engines
+from solver.agents.external import EngineFault, ExternalBot
+from solver.agents.match import make_jobs, read_records, run_jobs
+from solver.rules.position import Position
+from solver.solvers.limit import Limit
 
 SCRIPTED = Path(__file__).parent / "engines" / "scripted.py"
 
@@ -102,7 +102,7 @@ def test_an_error_instead_of_a_move_is_an_illegal_answer_at_once(tmp_path):
 
 
 def test_seeds_sent_to_engines_are_in_the_protocol_range(tmp_path):
-    from solver.bounds import MAX_SEED
+    from solver.base.bounds import MAX_SEED
 
     bot = ExternalBot(engine_command(tmp_path / "state"), limit=Limit(seconds=0.05), seed=2**64 - 1)
     assert 0 <= bot.seed <= MAX_SEED

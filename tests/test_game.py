@@ -1,4 +1,4 @@
-"""The round-4 game solver (solver.game, solver._cfr) against independent references.
+"""The round-4 game solver (solver.solvers.equilibrium, solver.solvers._cfr) against independent references.
 
 The references here share nothing with the solver but the rules core (CoreState, checked
 against the pure-Python model in test_rules_differential.py): every deal of individually
@@ -18,15 +18,13 @@ import sys
 from math import comb
 
 import pytest
-
 import refmodel
-from solver.cards import KINDS, NKINDS, Move
-from solver.game import (
-    GameTooBig, equilibrium_advice, estimate, exploitability, policy_function, solve_game,
-    view_choice,
-)
-from solver.limit import Limit
-from solver.position import Position
+
+from solver.analysis.exploit import exploitability, policy_function, view_choice
+from solver.rules.cards import KINDS, NKINDS, Move
+from solver.rules.position import Position
+from solver.solvers.equilibrium import GameTooBig, equilibrium_advice, estimate, solve_game
+from solver.solvers.limit import Limit
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
 
@@ -336,7 +334,7 @@ def test_best_response_agrees_with_brute_force_over_every_pure_strategy():
             brute, pure = brute_force_best_response(pos, p, table_strategy(table))
             assert pure >= 2
             assert sol.tree.best_response(p) == pytest.approx(brute, abs=1e-12), (str(pos), p)
-        from solver.game import set_policy
+        from solver.solvers.equilibrium import set_policy
         set_policy(sol.tree, policy_function("random"))
         uniform = table_strategy(strategy_table(sol.tree, policy=True))
         for p in range(2):
@@ -523,7 +521,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args, message):
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("dnoir: error:") and message in r.stderr
 
 
-@pytest.mark.parametrize("name", ["solver.game", "solver._cfr", "solver.cli_equilibrium"])
+@pytest.mark.parametrize("name", ["solver.solvers.equilibrium", "solver.solvers._cfr", "solver.cli.equilibrium"])
 def test_docstring_examples(name):
     import doctest
     import importlib

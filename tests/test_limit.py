@@ -1,6 +1,6 @@
 """One budget type: `Limit` is what advise, the bots, the arena, the engine and external engines take.
 
-Its ranges are those of solver.bounds; milliseconds (the engine protocol's `go movetime`, the
+Its ranges are those of solver.base.bounds; milliseconds (the engine protocol's `go movetime`, the
 match commands' `--movetime`, a record's `movetime_ms`) convert exactly both ways; the same
 budget written as a bot spec, a CLI option or a protocol command is the same Limit.
 """
@@ -13,15 +13,16 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from solver.arena import make_player, record_settings
-from solver.bots import IsmctsBot, SpecError, make_bot, spec_budget
-from solver.bounds import MAX_ITERATIONS, MAX_MOVETIME_MS
-from solver.engine import DEFAULT_LIMIT as ENGINE_DEFAULT, ProtocolError, parse_go
-from solver.external import ExternalBot
-from solver.limit import Limit
-from solver.match import make_jobs, play_job, record_key
-from solver.position import Position
-from solver.search import advise
+from solver.agents.arena import make_player, record_settings
+from solver.agents.bots import IsmctsBot, SpecError, make_bot, spec_budget
+from solver.agents.external import ExternalBot
+from solver.agents.match import make_jobs, play_job, record_key
+from solver.base.bounds import MAX_ITERATIONS, MAX_MOVETIME_MS
+from solver.interfaces.engine import DEFAULT_LIMIT as ENGINE_DEFAULT
+from solver.interfaces.engine import ProtocolError, parse_go
+from solver.rules.position import Position
+from solver.solvers.limit import Limit
+from solver.solvers.search import advise
 
 ROUND2 = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 
@@ -114,8 +115,8 @@ def test_advise_takes_a_limit_and_nothing_else():
 # -- the same budget, however it is written --------------------------------------------------
 
 def _cli_advise_limit(monkeypatch, *options: str) -> Limit:
-    """The Limit that `dnoir advise OPTIONS` hands to solver.search.advise."""
-    from solver.cli import cli
+    """The Limit that `dnoir advise OPTIONS` hands to solver.solvers.search.advise."""
+    from solver.cli.main import cli
 
     seen = []
 
@@ -123,7 +124,7 @@ def _cli_advise_limit(monkeypatch, *options: str) -> Limit:
         seen.append(limit)
         raise KeyboardInterrupt  # nothing to search: stop the command here
 
-    monkeypatch.setattr("solver.search.advise", capture)
+    monkeypatch.setattr("solver.cli.main.advise_position", capture)
     CliRunner().invoke(cli, ["advise", ROUND2, *options])
     assert len(seen) == 1
     return seen[0]
@@ -206,7 +207,7 @@ def test_the_engines_go_refuses_bad_limits_naming_them(args, message):
 
 LOGGING_ENGINE = textwrap.dedent("""
     import sys
-    from solver.position import Position
+    from solver.rules.position import Position
 
     log, position = open(sys.argv[1], "a"), None
     for line in sys.stdin:

@@ -1,8 +1,8 @@
 """Matches, tournaments, records, resume, interruption, external engines, a Dask cluster."""
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from solver.match import make_jobs, play_job, read_records, run_jobs, summarise
-from solver.board import render_board
-from solver.position import Position
+from solver.agents.match import make_jobs, play_job, read_records, run_jobs, summarise
+from solver.interfaces.board import render_board
+from solver.rules.position import Position
 
 ENGINE = f"cmd:{sys.executable} -I -m solver.cli engine"
 FAULTY = Path(__file__).parent / "engines" / "faulty.py"

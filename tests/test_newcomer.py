@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from solver.bounds import MAX_SEED
+from solver.base.bounds import MAX_SEED
 
 SMALL = "-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a"
 ROUND4_START = "885565 78+3-1-2/57+2+3+4 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a -"

@@ -9,12 +9,12 @@ both, for every search setting the engine offers, with the same seed.
 import random
 
 import pytest
+from conftest import random_position
 
 from solver import Position
-from solver.bots import make_bot
-from solver.limit import Limit
-from solver.search import DEFAULT_CONFIG, advise
-from conftest import random_position
+from solver.agents.bots import make_bot
+from solver.solvers.limit import Limit
+from solver.solvers.search import DEFAULT_CONFIG, advise
 
 # (seed, moves into the game): positions in rounds 1, 2, 3 and 4
 POSITIONS = [(201, 0), (202, 9), (203, 17), (204, 26), (205, 31), (206, 39), (207, 40)]

@@ -4,7 +4,7 @@ import pytest
 from conftest import load_vectors, random_position
 
 from solver import Position, PositionError
-from solver.cards import CardError, Move, tokenize
+from solver.rules.cards import CardError, Move, tokenize
 
 NOTATION_EXAMPLES = [
     "5+2 678+3C/????? ./. 1 a -",

@@ -1,4 +1,4 @@
-"""The OpenSpiel game `python_district_noir` (solver.openspiel): OpenSpiel's own checks and bots,
+"""The OpenSpiel game `python_district_noir` (solver.interfaces.openspiel): OpenSpiel's own checks and bots,
 exact chance probabilities, resampling, and a move-by-move differential test against Position."""
 
 import doctest
@@ -7,16 +7,16 @@ import random
 from collections import Counter
 
 import numpy as np
-import pytest
-
 import pyspiel  # the [openspiel] extra, part of [test]: these tests never skip
-import solver.observation
-import solver.openspiel  # registers the game
+import pytest
+from solver.rules._core import CoreState
+
+import solver.interfaces.observation
+import solver.interfaces.openspiel  # registers the game
 from solver import Position
-from solver._core import CoreState
-from solver.cards import COMPOSITION, KINDS, NKINDS, tokenize
-from solver.observation import encode_view
-from solver.openspiel import GAME_NAME, MAX_MARGIN
+from solver.interfaces.observation import encode_view
+from solver.interfaces.openspiel import GAME_NAME, MAX_MARGIN
+from solver.rules.cards import COMPOSITION, KINDS, NKINDS, tokenize
 
 # docs/notation.md's round-4 example: b to move, a has taken, two cards in each hand.
 ROUND4_FULL = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"
@@ -45,7 +45,7 @@ def play_random(state, rng):
     return state
 
 
-@pytest.mark.parametrize("module", [solver.openspiel, solver.observation])
+@pytest.mark.parametrize("module", [solver.interfaces.openspiel, solver.interfaces.observation])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
@@ -295,7 +295,7 @@ def test_information_state_tensor_records_moves_and_own_hands():
     state = play_random(game.new_initial_state(), random.Random(2))
     tensor = np.asarray(state.information_state_tensor(0))
     assert tensor.shape == (game.information_state_tensor_size(),)
-    size = solver.observation.OBSERVATION_SIZE
+    size = solver.interfaces.observation.OBSERVATION_SIZE
     moves = [h.action for h in state.full_history() if h.player >= 0]
     start = size + 2 * NKINDS
     round_hands = tensor[start:start + 4 * NKINDS].reshape(4, NKINDS)
@@ -462,7 +462,7 @@ def test_cfr_solves_a_small_round4_game_and_exploitability_falls():
 
 def test_openspiel_ismcts_against_our_bot_through_dnoir_bot():
     """OpenSpiel's ISMCTS bot against `DnoirBot` (our bots inside OpenSpiel), round-4 games."""
-    from solver.openspiel import DnoirBot
+    from solver.interfaces.openspiel import DnoirBot
 
     game = load(dnp=ROUND4_HIDDEN, margin=True)
     rng = random.Random(2)
@@ -482,7 +482,7 @@ def test_openspiel_ismcts_against_our_bot_through_dnoir_bot():
 
 
 def test_dnoir_bot_sees_only_the_players_view():
-    from solver.openspiel import DnoirBot
+    from solver.interfaces.openspiel import DnoirBot
 
     seen = []
     bot = DnoirBot("random", seed=0)
@@ -504,8 +504,8 @@ def minimax(state, player):
 @pytest.mark.slow
 def test_the_game_tree_agrees_with_the_exact_endgame_solver():
     """From full round-4 DNPs late in the round (no chance node), the minimax value of every
-    move in OpenSpiel's tree is the outcome the exact solver (solver.endgame) gives it."""
-    from solver.endgame import solve
+    move in OpenSpiel's tree is the outcome the exact solver (solver.solvers.endgame) gives it."""
+    from solver.solvers.endgame import solve
 
     checked = 0
     for seed in range(200):

@@ -17,7 +17,7 @@ import threading
 
 import pytest
 
-from solver.jsonl import OutputLock, replace_file
+from solver.base.jsonl import OutputLock, replace_file
 
 R4 = "7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C"
 

@@ -1,7 +1,8 @@
 """The DNP parser never fails with anything but PositionError, whatever it is given."""
 
 from conftest import random_position
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import Position, PositionError
 

@@ -1,4 +1,4 @@
-"""The PettingZoo environment (solver.pettingzoo): PettingZoo's own API and seed tests, the
+"""The PettingZoo environment (solver.interfaces.pettingzoo): PettingZoo's own API and seed tests, the
 classic conventions, rewards against Position, and our bots as opponents."""
 
 import doctest
@@ -6,15 +6,15 @@ import random
 
 import numpy as np
 import pytest
+import solver.bench.adapters
 from pettingzoo.test import api_test, seed_test
 
-import solver.bench.adapters
-import solver.pettingzoo
+import solver.interfaces.pettingzoo
 from solver import Position
-from solver.board import render_board
-from solver.bots import Bot
-from solver.observation import encode_view
-from solver.pettingzoo import AGENTS, BotOpponent, env, fill_hidden, play_against, raw_env
+from solver.agents.bots import Bot
+from solver.interfaces.board import render_board
+from solver.interfaces.observation import encode_view
+from solver.interfaces.pettingzoo import AGENTS, BotOpponent, env, fill_hidden, play_against, raw_env
 
 # PettingZoo's api_test warns about every Dict observation space, the classic-games convention.
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent"),
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agen
 ROUND4_HIDDEN = "7-2+3 ??/?? 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"
 
 
-@pytest.mark.parametrize("module", [solver.pettingzoo, solver.bench.adapters])
+@pytest.mark.parametrize("module", [solver.interfaces.pettingzoo, solver.bench.adapters])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

@@ -8,10 +8,11 @@ import sys
 import pexpect
 import pytest
 
-from solver.arena import play_game
-from solver.cards import format_counts
-from solver.play import Game, PlayLoop, load_game, make_player, start_view
-from solver.position import Position
+from solver.agents.arena import play_game
+from solver.agents.arena import make_player
+from solver.interfaces.play import Game, PlayLoop, load_game, start_view
+from solver.rules.cards import format_counts
+from solver.rules.position import Position
 
 TIMEOUT = 60  # a deadline against hangs only
 
@@ -77,7 +78,7 @@ def test_whole_game_against_random_with_hint_and_undo(tmp_path):
 
 
 def _score_text(pos):
-    from solver.board import render_score
+    from solver.interfaces.board import render_score
 
     return render_score(pos)
 
@@ -229,9 +230,9 @@ def test_a_hand_cannot_be_entered_against_an_engine():
 def test_docstring_examples():
     import doctest
 
-    import solver.play
+    import solver.interfaces.play
 
-    result = doctest.testmod(solver.play, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(solver.interfaces.play, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 
 

@@ -2,7 +2,7 @@
 
 import io
 
-from solver.progress import Progress
+from solver.agents.progress import Progress
 
 
 def test_without_a_terminal_lines_are_rate_limited_and_the_last_count_is_printed():

@@ -1,6 +1,6 @@
 """A bad file is an input error, whatever its bytes (issue 18, items 2 and 4).
 
-One reader (solver.jsonl: `records`, `file_lines`, `stream_lines`, `read_line`, `loads`)
+One reader (solver.base.jsonl: `records`, `file_lines`, `stream_lines`, `read_line`, `loads`)
 reads game records, saved games, analyse input and results: every line alone, capped in
 length before it is in memory, decoded alone, nesting capped. Every command that reads
 such a file reports a bad one in one line naming the file and the line, exit code 2 (in
@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from solver.arena import play_game
-from solver.jsonl import MAX_DEPTH, MAX_LINE_BYTES, loads, read_line, records, stream_lines
-from solver.position import Position
+from solver.agents.arena import play_game
+from solver.base.jsonl import MAX_DEPTH, MAX_LINE_BYTES, loads, read_line, records, stream_lines
+from solver.rules.position import Position
 
 DEEP = "[" * 100_000 + "]" * 100_000
 NOT_UTF8 = b'{"seat": "a", "start": "\xff\xfe"}\n'

@@ -7,7 +7,6 @@ docs/*.md are checked the same way by tests/test_docs.py.
 """
 
 import pytest
-
 from doc_examples import ROOT, check, examples
 
 README = ROOT / "README.md"

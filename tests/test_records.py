@@ -1,4 +1,4 @@
-"""Game records checked field by field: solver.records, and the readers that use it (match --resume, replay)."""
+"""Game records checked field by field: solver.rules.records, and the readers that use it (match --resume, replay)."""
 
 import doctest
 import json
@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-import solver.records
-from solver.match import make_jobs, play_job, read_records
-from solver.position import Position
-from solver.records import MATCH_FIELDS, REPLAY_FIELDS, RecordError, check_record
+import solver.rules.records
+from solver.agents.match import make_jobs, play_job, read_records
+from solver.rules.position import Position
+from solver.rules.records import MATCH_FIELDS, REPLAY_FIELDS, RecordError, check_record
 
 
 def dnoir(*args, timeout=300):
@@ -24,7 +24,7 @@ def record():
 
 
 def test_docstring_examples():
-    result = doctest.testmod(solver.records, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(solver.rules.records, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 
 

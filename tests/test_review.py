@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-import solver.review
-from solver.analysis import annotate_game
-from solver.arena import play_game
-from solver.limit import Limit
-from solver.position import Position
-from solver.review import judge, mark_for, render_review, review_record
-from solver.search import Advice, MoveStats
+import solver.analysis.review
+from solver.agents.arena import play_game
+from solver.analysis.exact import annotate_game
+from solver.analysis.review import judge, mark_for, render_review, review_record
+from solver.rules.position import Position
+from solver.solvers.limit import Limit
+from solver.solvers.search import Advice, MoveStats
 
 ROUND4 = {"deal": "885565 78+3-1-2/57+2+3+4 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a - . 58C",
           "moves": "T T 7 +4"}
@@ -26,7 +26,7 @@ def dnoir(*args, timeout=300):
 
 
 def test_docstring_examples():
-    result = doctest.testmod(solver.review, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(solver.analysis.review, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
 
 
@@ -76,7 +76,7 @@ ROUND1_VIEW = Position.parse("5+2 678+3C/????? ./. 1 a -")
     ([("T", 4000, 0.6), ("6", 300, 0.48)], "6", ""),
 ])
 def test_search_marks_only_when_the_interval_says_so(monkeypatch, stats, played, mark):
-    monkeypatch.setattr("solver.search.advise", lambda *a, **k: _fake_advice(stats))
+    monkeypatch.setattr("solver.analysis.review.advise", lambda *a, **k: _fake_advice(stats))
     d = judge(ROUND1_VIEW, played)
     best_e, best_n = stats[0][2], stats[0][1]
     played_e, played_n = stats[1][2], stats[1][1]
@@ -87,13 +87,13 @@ def test_search_marks_only_when_the_interval_says_so(monkeypatch, stats, played,
 
 
 def test_the_best_move_played_loses_nothing(monkeypatch):
-    monkeypatch.setattr("solver.search.advise", lambda *a, **k: _fake_advice([("T", 50, 0.6), ("6", 5, 0.3)]))
+    monkeypatch.setattr("solver.analysis.review.advise", lambda *a, **k: _fake_advice([("T", 50, 0.6), ("6", 5, 0.3)]))
     d = judge(ROUND1_VIEW, "T")
     assert (d.loss, d.low, d.high, d.mark) == (0.0, 0.0, 0.0, "")
 
 
 def test_a_move_never_visited_is_never_marked(monkeypatch):
-    monkeypatch.setattr("solver.search.advise", lambda *a, **k: _fake_advice([("T", 50000, 0.9), ("6", 0, 0.0)]))
+    monkeypatch.setattr("solver.analysis.review.advise", lambda *a, **k: _fake_advice([("T", 50000, 0.9), ("6", 0, 0.0)]))
     d = judge(ROUND1_VIEW, "6")
     assert d.mark == "" and d.low == -math.inf
     assert d.to_dict()["low"] is None and d.to_dict()["high"] is None
@@ -118,7 +118,7 @@ def test_a_tracked_game_is_reviewed_from_its_seat():
         move = pos.legal_moves()[0]
         events.append(str(move))
         pos = pos.play(move)
-    from solver.cards import format_counts
+    from solver.rules.cards import format_counts
 
     events.append("hand:" + format_counts(pos.hands[0]))
     record["events"] = " ".join(events)
@@ -188,7 +188,7 @@ def test_review_of_a_bad_file_is_one_line(tmp_path):
 
 
 def test_the_searchs_standard_error_is_used_once_a_move_has_enough_visits():
-    from solver.review import MIN_VISITS_FOR_SE, _standard_error
+    from solver.analysis.review import MIN_VISITS_FOR_SE, _standard_error
 
     class Stats:  # MoveStats with the search's standard error
         def __init__(self, visits, expected, se):

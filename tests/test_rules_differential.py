@@ -7,10 +7,11 @@ DNP) and the score at every step, and the result at the end.
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 import refmodel
 from conftest import random_position
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from solver import Position
 
 

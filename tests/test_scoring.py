@@ -3,7 +3,7 @@
 import pytest
 
 from solver import Position
-from solver.cards import COMPOSITION, KINDS, counts_of, format_cards, parse_cards
+from solver.rules.cards import COMPOSITION, KINDS, counts_of, format_cards, parse_cards
 
 
 def finished(coll_a: str, coll_b: str) -> Position:

@@ -4,13 +4,13 @@ import os
 import random
 
 import pytest
+from conftest import random_position
+from solver.solvers._ismcts import Searcher, sample_counts
 
 from solver import Position, PositionError
-from solver._ismcts import Searcher, sample_counts
-from solver.endgame import solve, unseen_pool
-from solver.limit import Limit
-from solver.search import IsmctsSearch, advise, mover_view
-from conftest import random_position
+from solver.solvers.endgame import solve, unseen_pool
+from solver.solvers.limit import Limit
+from solver.solvers.search import IsmctsSearch, advise, mover_view
 
 
 def mid_game_view(seed: int, moves: int) -> tuple[Position, Position]:
@@ -150,7 +150,7 @@ def test_standard_errors_and_outcomes_add_up():
 
 
 def test_a_move_with_a_clearly_higher_expected_score_overrules_the_visits():
-    from solver.search import MoveStats, recommend
+    from solver.solvers.search import MoveStats, recommend
 
     most_visited = MoveStats("8", 5000, 0.5, 0.60, 0.0, se=0.005)
     better = MoveStats("+3", 4000, 0.4, 0.65, 0.0, se=0.005)

@@ -13,11 +13,11 @@ import json
 import random
 
 import pytest
+from solver.bench.values import random_round4, value_lines
 
 from solver import Position
-from solver.bench.values import random_round4, value_lines
-from solver.endgame import get_solver, solve
-from solver.position import PlayerScore, Result, _hidden_flags
+from solver.rules.position import PlayerScore, Result, _hidden_flags
+from solver.solvers.endgame import get_solver, solve
 
 # python -m solver.bench.values 400 --seed 3 --view-every 4, under the 388581d build
 DIGEST_388581D_400_SEED3 = "ca92e237d4331dc390742c7860b87295f89efe0628858fee7cae9bdb7c937740"

@@ -8,9 +8,21 @@ import random
 import numpy as np
 import pytest
 
-from solver.stats import (CELL_SCORES, NELO_PER_T, Sprt, bradley_terry, elo_from_score, format_elo,
-                          normalized_elo, pentanomial, pentanomial_moments, score_from_elo,
-                          score_from_normalized_elo, score_summary_from_pairs, split_pairs)
+from solver.agents.stats import (
+    CELL_SCORES,
+    NELO_PER_T,
+    Sprt,
+    bradley_terry,
+    elo_from_score,
+    format_elo,
+    normalized_elo,
+    pentanomial,
+    pentanomial_moments,
+    score_from_elo,
+    score_from_normalized_elo,
+    score_summary_from_pairs,
+    split_pairs,
+)
 
 
 def compositions(pairs):

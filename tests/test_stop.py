@@ -1,6 +1,6 @@
 """Every long computation stops at once (issue 18, item 1).
 
-The compiled CFR+ loops (solver._cfr) look at their stop test and at Ctrl-C every few
+The compiled CFR+ loops (solver.solvers._cfr) look at their stop test and at Ctrl-C every few
 milliseconds of their own CPU time; the round-4 equilibrium advice is anytime (a stop
 answers with the last checked strategy, or the view's before the first check); the engine
 keeps reading its input while a search runs and after `stop`.
@@ -20,14 +20,14 @@ import threading
 import time
 
 import pytest
+from solver.solvers._cfr import Stopped
 
-import solver.game as game
+import solver.solvers.equilibrium as game
 from solver import Position
-from solver._cfr import Stopped
-from solver.engine import Engine
-from solver.game import _tree, equilibrium_advice
-from solver.limit import Limit
-from solver.search import advise
+from solver.interfaces.engine import Engine
+from solver.solvers.equilibrium import _tree, equilibrium_advice
+from solver.solvers.limit import Limit
+from solver.solvers.search import advise
 
 # Three actions into round 4: 655,815 public nodes (53 MB), about 0.06 s of CPU per CFR+
 # iteration, and far more than a minute of iterations to reach exploitability 1e-12.
@@ -222,7 +222,7 @@ class Lines(io.TextIOBase):
 def test_engine_answers_while_a_stopped_search_winds_down(monkeypatch):
     """`stop` does not wait for the search: isready is answered before the bestmove of a
     search that is slow to end (held here on an event), and `go` after `stop` is not busy."""
-    import solver.engine as engine_module
+    import solver.interfaces.engine as engine_module
 
     release = threading.Event()
     stopped_seen = threading.Event()
@@ -304,7 +304,7 @@ def test_ctrl_c_ends_round_4_advise_with_the_best_answer_so_far():
 def test_ctrl_c_ends_a_long_pimc_evaluation_within_its_cpu():
     """The flat Monte Carlo loop looks at Ctrl-C every 256 worlds: after the signal the
     process spends well under a second of CPU (a million worlds are several seconds)."""
-    code = ("from solver import Position; from solver._pimc import flat_values\n"
+    code = ("from solver import Position; from solver.solvers._pimc import flat_values\n"
             "deal = Position.random_deal(3); view = deal.view('ab'[deal.to_move])\n"
             "while True: flat_values(view.core, view.to_move, 1_000_000)\n")
     startup = _startup_cpu()

@@ -31,7 +31,6 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
-
 from test_web_server import start_server  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a browser and a server: run once in CI, not in its fast second pass

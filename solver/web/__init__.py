@@ -7,8 +7,8 @@ JSON API (solver.web.app) whose answers mirror the command line's JSON: a positi
 computes goes through the existing API (Position, events, search, review, match); the
 modules here only adapt it to requests: solver.web.board (positions as JSON),
 solver.web.jobs (searches in slices, capped and cancellable), solver.web.app (routes) and
-solver.web.serve (the command and the server's life).
+solver.web.serve (the server's life; the `dnoir serve` command itself is solver.cli.serve).
 
-Nothing here imports the web stack at import time except solver.web.app and
-solver.web.serve, which need the `[web]` extra.
+Nothing here imports the web stack at import time except solver.web.app, which needs the
+`[web]` extra: solver.web.serve imports it when the server starts.
 """

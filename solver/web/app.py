@@ -30,13 +30,21 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..bounds import MAX_SEED
-from ..errors import DnoirError, PositionError, RecordError, SpecError
-from ..limit import Limit
-from ..notation import PLAYERS
-from ..position import Position
-from .board import mistake, parse_position, position_json
-from .jobs import ANALYSIS_NODES, DEFAULT_ANALYSES, SLICE_SECONDS, Analyses, Busy, Capacity
+from solver.agents.bots import check_spec
+from solver.agents.external import EngineFault
+from solver.base.bounds import MAX_SEED
+from solver.errors import DnoirError, PositionError, RecordError, SpecError
+from solver.agents.arena import make_player
+from solver.interfaces.play import Game, start_view
+from solver.rules.cards import CardError, tokenize
+from solver.rules.notation import PLAYERS
+from solver.rules.position import Position
+from solver.solvers.limit import Limit
+from solver.solvers.search import advise
+from solver.web.board import mistake, parse_position, position_json
+from solver.web.jobs import ANALYSIS_NODES, DEFAULT_ANALYSES, SLICE_SECONDS, Analyses, Busy, Capacity
+from solver.web.match import match_summaries
+from solver.web.review import REVIEW_SECONDS, replay_of, run_review
 
 MAX_BODY = 2_000_000  # bytes of a request body: a game record is a few kB
 MAX_STREAM_SECONDS = 120.0  # the longest one advice stream searches before it says done
@@ -111,8 +119,6 @@ def _number(data, key: str, kind, low, high, default=None):
 
 def check_engine(spec, allow_engines: bool) -> str:
     """The engine spec of a game request, within the server's caps; SpecError says why not."""
-    from ..bots import check_spec
-
     if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
         raise SpecError("engine: give a bot spec such as ismcts:time=1, greedy or random")
     spec = spec.strip()
@@ -133,7 +139,7 @@ def check_engine(spec, allow_engines: bool) -> str:
 
 
 class GameSession:
-    """A game against the engine from one seat (solver.play.Game) and the engine playing the other."""
+    """A game against the engine from one seat (solver.interfaces.play.Game) and the engine playing the other."""
 
     def __init__(self, game, bot):
         self.id = secrets.token_urlsafe(9)
@@ -244,8 +250,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
         return JSONResponse(dict(seed=seed, full=str(full), a=str(full.view("a")), b=str(full.view("b"))))
 
     async def track_start(request: Request) -> Response:
-        from ..play import start_view
-
         data = await read_json(request)
         seat, first = data.get("seat"), data.get("first")
         if seat not in SEATS:
@@ -271,8 +275,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def advise_once(request: Request) -> Response:
         """GET: one answer, as `dnoir advise --json` prints it (a budget of iterations or seconds)."""
-        from ..search import advise
-
         q = request.query_params
         pos = parse_position(q.get("dnp"), q.get("moves"))
         iterations = _number(q, "iterations", int, 1, 2_000_000)
@@ -335,8 +337,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     # -- play against the engine --------------------------------------------------------
 
     async def game_new(request: Request) -> Response:
-        from ..play import Game, make_player
-
         data = await read_json(request)
         seat = data.get("seat", "a")
         if seat not in SEATS:
@@ -378,8 +378,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def game_engine(request: Request) -> Response:
         """The engine's moves until it is the player's turn again (or the game ends)."""
-        from ..external import EngineFault
-
         session = games.get(request.path_params["id"])
 
         def run():
@@ -407,8 +405,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def review(request: Request) -> Response:
         """POST {record, seconds?, iterations?, seat?}: NDJSON, first the moves, then one line a
         decision (as `dnoir review --json`), then a summary."""
-        from .review import REVIEW_SECONDS, replay_of, run_review
-
         data = await read_json(request)
         record = data.get("record")
         if isinstance(record, str):
@@ -457,8 +453,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
     # -- the live match view ------------------------------------------------------------
 
     async def match_view(request: Request) -> Response:
-        from .match import match_summaries
-
         return JSONResponse(dict(files=await anyio.to_thread.run_sync(match_summaries, settings.match_files,
                                                                      settings.sprt)))
 
@@ -582,8 +576,6 @@ def _get(items: queue.Queue):
 
 
 def _bad_cards(text: str):
-    from ..cards import CardError, tokenize
-
     try:
         tokenize(text)
     except CardError as e:

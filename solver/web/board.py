@@ -12,13 +12,13 @@ score so far (or the result), and where an impossible position goes wrong.
 
 from __future__ import annotations
 
-from ..arena import result_dict
-from ..board import render_board, render_score
-from ..cards import KINDS, TAKE_TOKEN
-from ..errors import DnoirError, EventError, FieldError
-from ..events import apply_events, observer_of
-from ..notation import PLAYERS
-from ..position import Position
+from solver.agents.arena import result_dict
+from solver.errors import DnoirError, EventError, FieldError, PositionError
+from solver.interfaces.board import render_board, render_score
+from solver.rules.cards import KINDS, TAKE_TOKEN
+from solver.rules.events import apply_events, observer_of
+from solver.rules.notation import PLAYERS
+from solver.rules.position import Position
 
 # The longest text a request may give where a DNP or a list of events is expected: a DNP
 # is under 150 characters and a whole game's events under 400.
@@ -100,8 +100,6 @@ def parse_position(dnp: str | None, moves: str | None = None) -> Position:
 
     Raises DnoirError (PositionError, EventError) for the caller to answer with a 400.
     """
-    from ..errors import PositionError
-
     if not isinstance(dnp, str) or not dnp.strip():
         raise PositionError("position", "empty: give a DNP")
     if len(dnp) > MAX_DNP_CHARS:

@@ -1,10 +1,10 @@
 """Searches for the web server: advice computed in slices, capped per server, bounded in memory.
 
 An `Analysis` is one position's search from its mover's view. Before round 4 it keeps an
-ISMCTS tree (solver.search.IsmctsSearch, one thread, a small node pool) that each `step`
+ISMCTS tree (solver.solvers.search.IsmctsSearch, one thread, a small node pool) that each `step`
 grows by one slice, so "stop" is simply not asking for the next slice and "go on" is asking
-again: the tree is kept. In round 4 the answer is exact and comes from `solver.search.advise`
-itself (the equilibrium or the one-player view). Each step returns a `solver.search.Advice`,
+again: the tree is kept. In round 4 the answer is exact and comes from `solver.solvers.search.advise`
+itself (the equilibrium or the one-player view). Each step returns a `solver.solvers.search.Advice`,
 whose `to_dict()` is what `dnoir advise --json` prints.
 
 `Capacity` caps the searches running at once over the whole server: a request that finds
@@ -29,11 +29,11 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 
-from ..bounds import MAX_ITERATIONS
-from ..limit import Limit
-from ..notation import ROUNDS
-from ..position import Position
-from ..search import DEFAULT_CONFIG, Advice, IsmctsSearch, advise, mover_view, recommend
+from solver.base.bounds import MAX_ITERATIONS
+from solver.rules.notation import ROUNDS
+from solver.rules.position import Position
+from solver.solvers.limit import Limit
+from solver.solvers.search import DEFAULT_CONFIG, Advice, IsmctsSearch, advise, mover_view, recommend
 
 # 250,000 nodes of 40 bytes: 10 MB a tree, and at most DEFAULT_ANALYSES trees are kept.
 ANALYSIS_NODES = 250_000
@@ -94,7 +94,7 @@ class Analysis:
         self.dnp = str(pos)
         self.id = f"{next(self._ids)}-{secrets.token_hex(4)}"
         self.exact = self.view.round == ROUNDS
-        # the search `dnoir advise` runs (solver.searchconfig's default), in a smaller node pool
+        # the search `dnoir advise` runs (solver.solvers.searchconfig's default), in a smaller node pool
         self.config = DEFAULT_CONFIG.replace(max_nodes=max_nodes)
         self.search = None if self.exact else IsmctsSearch(self.view, threads=1, seed=seed, config=self.config)
         self.seconds = 0.0

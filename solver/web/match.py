@@ -2,7 +2,7 @@
 was started with (`dnoir serve --match FILE`), read again on every request.
 
 A line still being written (the torn end of a running match) or any other bad line is
-counted in `bad_lines` and skipped. The counts are kept as tallies (solver.match), so a
+counted in `bad_lines` and skipped. The counts are kept as tallies (solver.agents.match), so a
 long match reads in flat memory beyond its records.
 
 >>> match_summaries([], None)
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from ..match import PairingTally, read_records
-from ..stats import Sprt
+from solver.agents.match import PairingTally, read_records
+from solver.agents.stats import Sprt
 
 
 def match_summaries(paths, sprt: str | None) -> list[dict]:

@@ -1,5 +1,5 @@
 """Reviews for the web page: a record's moves with the board before and after each, and its
-decisions graded by `solver.review.review_record`, streamed one at a time and cancellable.
+decisions graded by `solver.analysis.review.review_record`, streamed one at a time and cancellable.
 
 >>> record = {"deal": "885565 78+3-1-2/57+2+3+4 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a - . 58C",
 ...           "moves": "T T 7 +4"}
@@ -14,11 +14,11 @@ decisions graded by `solver.review.review_record`, streamed one at a time and ca
 
 from __future__ import annotations
 
-from ..errors import EventError, RecordError
-from ..events import apply_event, observer_of, parse_event
-from ..notation import PLAYERS
-from ..review import game_of, review_record
-from .board import position_json
+from solver.analysis.review import game_of, review_record
+from solver.errors import EventError, RecordError
+from solver.rules.events import apply_event, observer_of, parse_event
+from solver.rules.notation import PLAYERS
+from solver.web.board import position_json
 
 REVIEW_SECONDS = 0.3  # a decision's search before round 4, unless the request says otherwise
 MAX_EVENTS = 200  # a game has 48 moves and 3 new hands

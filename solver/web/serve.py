@@ -1,6 +1,6 @@
-"""`dnoir serve`: the analysis board in a browser (extra `[web]`).
+"""Running the analysis board's server (`dnoir serve`, solver.cli.serve; extra `[web]`).
 
-The command binds to 127.0.0.1 unless told otherwise, prints where to point the browser
+The server binds to 127.0.0.1 unless told otherwise, prints where to point the browser
 and serves until Ctrl-C (or SIGTERM; exit code 130 as for every dnoir command), which ends every search at once: the server's
 shutdown event is set the moment the signal arrives, each search notices it within one
 slice, and connections still open after a short grace are closed.
@@ -14,8 +14,8 @@ import threading
 
 import click
 
-from ..cli_common import Whole
-from ..errors import SetupError
+from solver.agents.stats import Sprt
+from solver.errors import SetupError
 
 GRACE_SECONDS = 2
 
@@ -24,29 +24,18 @@ def _missing_web_stack(e: ImportError) -> SetupError:
     return SetupError(f"dnoir serve needs the web extra ({e.name} is missing): pip install \"district-noir-solver[web]\"")
 
 
-@click.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0 opens it to the network).")
-@click.option("--port", type=Whole(0, 65535), default=8000, show_default=True, help="Port (0: any free port).")
-@click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
-@click.option("--allow-engines", is_flag=True,
-              help="Let the page play against external engines (cmd:...): they run commands on this machine.")
-@click.option("--match", "match_files", multiple=True, metavar="FILE",
-              help="A `dnoir match --out` file to show live (repeatable).")
-@click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]", help="The SPRT bounds of the match view.")
-@click.option("--max-searches", type=Whole(1, 64), default=2, show_default=True,
-              help="Searches running at once; more requests are refused with 429 until one ends.")
-def serve(host, port, open_browser, allow_engines, match_files, sprt, max_searches):
-    """Serve the web analysis board: analyse, play, follow a real table, review, watch a match."""
+def run(host: str, port: int, open_browser: bool, allow_engines: bool, match_files, sprt, max_searches: int):
+    """Serve the board on host:port until Ctrl-C or SIGTERM, then exit (130 once stopped by a signal).
+
+    The web stack (the extra [web]: Starlette, uvicorn) is imported here, not at the top: without
+    the extra every other command still runs, and this one says what to install (SetupError)."""
     try:
         import uvicorn
 
-        from .app import Settings, create_app
+        from solver.web.app import Settings, create_app
     except ImportError as e:
         raise _missing_web_stack(e) from None
     if sprt:
-        from ..stats import Sprt
-
         Sprt.parse(sprt)  # a bad test is refused now, not on the first page view
     app = create_app(Settings(allow_engines=allow_engines, match_files=match_files, sprt=sprt,
                               max_searches=max_searches, local_only=_is_loopback_address(host)))

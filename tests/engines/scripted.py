@@ -23,7 +23,7 @@ import signal
 import sys
 import time
 
-from solver.position import Position
+from solver.rules.position import Position
 
 parser = argparse.ArgumentParser()
 parser.add_argument("state")

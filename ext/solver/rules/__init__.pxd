@@ -1,0 +1,1 @@
+# A package marker for Cython (ext/solver/rules/_core.pxd declares solver.rules._core).

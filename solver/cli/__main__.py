@@ -1,0 +1,7 @@
+"""`python -m solver.cli ...` runs the `dnoir` command line."""
+
+import sys
+
+from solver.cli.main import main
+
+sys.exit(main())

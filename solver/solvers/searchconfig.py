@@ -1,0 +1,125 @@
+"""How the ISMCTS searches: one frozen record of every setting, with its defaults in one place.
+
+`advise`, the bots (`ismcts:` specs), the engine (`dnoir engine` options and `setoption`) and
+`dnoir advise` all take a `SearchConfig`; a setting given on its own (an option, a spec key)
+replaces that field of the preset it starts from. `PRESETS` names the configurations that
+can be asked for by name: `default`, the strongest found by the SPRT tests of
+bench/STRENGTH.md, and `388581d`, the search as that commit shipped it, so an old answer can
+be reproduced.
+
+>>> SearchConfig().exploration == PRESETS["default"].exploration
+True
+>>> PRESETS["388581d"].replace(exploration=1.0).exploration
+1.0
+>>> SearchConfig(policy="clever")
+Traceback (most recent call last):
+...
+solver.errors.ArgumentError: policy: 'clever' is not one of random, greedy, taker
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+from solver.base.bounds import MAX_EXPLORATION, MAX_NODES
+from solver.errors import ArgumentError
+from solver.solvers._ismcts import POLICY_NAMES
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Every setting of one ISMCTS search (see bench/STRENGTH.md for what each was tested at).
+
+    - `exploration`: the UCB constant at the searching player's own decisions;
+    - `opponent_exploration`: the constant at the opponent's decisions (None: `exploration`);
+    - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
+      'greedy' or 'taker';
+    - `margin_weight`: how much the final margin counts in the selection (a margin of 40
+      points is worth this fraction of a win; 0: results only);
+    - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
+    - `max_nodes`: the node pool of the trees, over every thread (40 bytes a node).
+    """
+
+    exploration: float = 0.7
+    opponent_exploration: float | None = None
+    policy: str = "random"
+    margin_weight: float = 0.0
+    tuned: bool = False
+    max_nodes: int = 2_000_000
+
+    def __post_init__(self):
+        _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
+        if self.opponent_exploration is not None:
+            _real("opponent_exploration", self.opponent_exploration, 0.0, MAX_EXPLORATION)
+        if self.policy not in POLICY_NAMES:
+            raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
+        _real("margin_weight", self.margin_weight, 0.0, 1.0)
+        if not isinstance(self.tuned, bool):
+            raise ArgumentError(f"tuned: {self.tuned!r} is not True or False")
+        if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
+                or not 1 <= self.max_nodes <= MAX_NODES:
+            raise ArgumentError(f"max_nodes: {self.max_nodes!r} is out of range (1 to {MAX_NODES})")
+
+    def replace(self, **changes) -> "SearchConfig":
+        """This configuration with the given fields changed (None leaves a field as it is)."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise ArgumentError(f"unknown search setting {unknown[0]!r} (one of {', '.join(sorted(known))})")
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @property
+    def opponent(self) -> float:
+        """The exploration constant at the opponent's decisions."""
+        return self.exploration if self.opponent_exploration is None else self.opponent_exploration
+
+    @property
+    def name(self) -> str | None:
+        """The preset this configuration is, if any ('default' first)."""
+        return next((name for name, preset in PRESETS.items() if preset == self), None)
+
+    @property
+    def assumes(self) -> str:
+        """What the search assumes, in words, as `dnoir advise` prints it.
+
+        >>> PRESETS["388581d"].assumes
+        'worlds sampled uniformly from the cards the mover cannot see; both sides choose by UCB1 (exploration 0.7) over results; random playouts'
+        """
+        select = "UCB1-Tuned" if self.tuned else "UCB1"
+        constant = f"exploration {self.exploration:g}"
+        if self.opponent != self.exploration:
+            constant += f", {self.opponent:g} at the opponent's decisions"
+        value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
+        return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
+                f"({constant}) over {value}; {self.policy} playouts")
+
+    def to_dict(self) -> dict:
+        """The JSON form, as `dnoir advise --json` prints it under `search`."""
+        return dict(asdict(self), name=self.name, assumes=self.assumes)
+
+
+def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
+                 margin=None, tuned=None) -> SearchConfig:
+    """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
+    preset, with each given option (None: the preset's) replacing its field. `margin` is
+    `margin_weight`; `tuned` may be given as 0 or 1, as a spec writes it.
+
+    >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
+    (0.2, True)
+    """
+    if preset not in PRESETS:
+        raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
+    return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
+                                   margin_weight=margin, tuned=None if tuned is None else bool(tuned))
+
+
+def _real(name: str, value, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise ArgumentError(f"{name}: {value!r} is out of range ({low:g} to {high:g})")
+
+
+# The configurations that can be asked for by name (`--search NAME`, spec key `search`).
+PRESETS = {
+    "default": SearchConfig(),
+    "388581d": SearchConfig(),
+}
