@@ -534,7 +534,7 @@ def test_docstring_examples(name):
 def test_bench_game_docstring_example():
     import doctest
 
-    import solver.bench.game
+    import solver.bench.equilibrium
 
-    result = doctest.testmod(solver.bench.game)
+    result = doctest.testmod(solver.bench.equilibrium)
     assert result.failed == 0 and result.attempted > 0

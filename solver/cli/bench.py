@@ -21,7 +21,7 @@ from solver.base.bounds import (
 from solver.bench.adapters import format_adapters, run_adapters
 from solver.bench.analyse import format_analyse, run_analyse
 from solver.bench.api import format_api, run_api
-from solver.bench.game import format_game, run_game
+from solver.bench.equilibrium import format_game, run_game
 from solver.bench.search import format_speed_part, run_latency_part, run_speed_part, run_strength_part
 from solver.bench.signature import signature
 from solver.bench.solve import format_solve, run_solve
