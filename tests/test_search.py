@@ -229,3 +229,30 @@ def test_round_4_advice_falls_back_to_the_view_when_the_game_is_too_big():
         full = full.play(full.legal_moves()[0])
     advice = advise(full, Limit(seconds=0.5))  # the round-4 start: about 10^9 public nodes
     assert advice.method == "view" and advice.worlds > 0
+
+
+def test_the_policy_enum_names_exactly_the_compiled_playouts():
+    from solver.solvers._ismcts import POLICY_NAMES
+    from solver.solvers.searchconfig import Policy, SearchConfig
+
+    assert tuple(p.value for p in Policy) == tuple(POLICY_NAMES)
+    config = SearchConfig(policy="taker")
+    assert config.policy is Policy.TAKER and config == SearchConfig(policy=Policy.TAKER)
+    assert str(config.policy) == "taker"
+
+
+def test_termination_and_method_are_the_words_records_print():
+    import json
+
+    from solver.rules.position import Termination
+    from solver.solvers.search import Method
+
+    pos = Position.parse("7-2+3 58/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a . 7+2C")
+    while not pos.is_over:
+        pos = pos.play(pos.legal_moves()[0])
+    how = pos.result().how
+    assert isinstance(how, Termination) and json.dumps(how) == f'"{how.value}"' and f"{how}" == how.value
+    assert {m.value for m in Method} == {"ismcts", "view", "equilibrium"}
+    advice = advise(Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"))
+    assert advice.method in (Method.VIEW, Method.EQUILIBRIUM) and json.loads(json.dumps(advice.to_dict()))["method"] == advice.method.value
+

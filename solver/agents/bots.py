@@ -137,7 +137,7 @@ class PimcBot(Bot):
 
     def choose(self, view: Position) -> Move:
         values = flat_values(view.core, view.to_move, self.worlds,
-                             seed=self._next_seed(), policy=self.policy)
+                             seed=self._next_seed(), policy=str(self.policy))  # the compiled code takes a plain str
         best = max(values, key=lambda m: (values[m][0], values[m][1]))
         return Move(best)
 

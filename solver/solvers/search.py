@@ -210,7 +210,7 @@ class IsmctsSearch:
         self.searchers = [Searcher(max_nodes=max(1, config.max_nodes // threads)) for _ in range(threads)]
         for i, searcher in enumerate(self.searchers):
             searcher.start(state, self.view.to_move, seed=thread_seed(seed, i), exploration=config.exploration,
-                           opponent_exploration=config.opponent, policy=config.policy,
+                           opponent_exploration=config.opponent, policy=config.policy.value,
                            margin_weight=config.margin_weight, tuned=config.tuned)
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 

@@ -20,10 +20,24 @@ solver.errors.ArgumentError: policy: 'clever' is not one of random, greedy, take
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from enum import Enum
 
 from solver.base.bounds import MAX_EXPLORATION, MAX_NODES
 from solver.errors import ArgumentError
 from solver.solvers._ismcts import POLICY_NAMES
+
+
+class Policy(str, Enum):
+    """The playout policy of the ISMCTS (ext/policy.pxd): a str equal to the name the
+    options, spec keys and JSON use."""
+
+    RANDOM = "random"  # uniform over the distinct legal moves
+    GREEDY = "greedy"  # the move worth most to the mover now (solver.solvers._ismcts's greedy_move)
+    TAKER = "taker"    # random plays; a take when the line is worth it, the third city always
+
+    def __str__(self) -> str:
+        return self.value
+
 
 
 @dataclass(frozen=True)
@@ -42,7 +56,7 @@ class SearchConfig:
 
     exploration: float = 0.7
     opponent_exploration: float | None = None
-    policy: str = "random"
+    policy: Policy = Policy.RANDOM
     margin_weight: float = 0.0
     tuned: bool = False
     max_nodes: int = 2_000_000
@@ -53,6 +67,7 @@ class SearchConfig:
             _real("opponent_exploration", self.opponent_exploration, 0.0, MAX_EXPLORATION)
         if self.policy not in POLICY_NAMES:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
+        object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         if not isinstance(self.tuned, bool):
             raise ArgumentError(f"tuned: {self.tuned!r} is not True or False")
