@@ -39,6 +39,7 @@ from libc.string cimport memcpy, memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.ref cimport PyObject
+from value cimport RANK, final_value, settled, value_rank
 from state cimport (
     State, Score, NKINDS, MOVE_TAKE, NMOVES, LAST_ROUND, ONGOING, DRAW,
     apply_move, game_outcome, hand_size, update_hand_masks,
@@ -166,10 +167,6 @@ cdef inline double terminal_utility(const State *s) noexcept nogil:
     return 1.0 if winner == 0 else 0.0
 
 
-cdef inline bint is_terminal(const State *s) noexcept nogil:
-    return s.status != ONGOING or s.taken == 3
-
-
 cdef inline int public_moves(const Ctx *c, uint8_t *out) noexcept nogil:
     """The public actions at c: a play of every kind some possible hand holds, and the take."""
     cdef const State *s = &c.s
@@ -294,7 +291,7 @@ cdef void count_walk(Game *g, int d, uint64_t *nodes, uint64_t *slots, uint64_t 
         return
     for a in range(nact):
         child_ctx(g, d, moves[a])
-        if is_terminal(&g.ctx[d + 1].s):
+        if settled(&g.ctx[d + 1].s):
             g.work += <uint64_t>g.ctx[d + 1].n[0] * g.ctx[d + 1].n[1]
         else:
             count_walk(g, d + 1, nodes, slots, hand_entries)
@@ -328,7 +325,7 @@ cdef void build_walk(Game *g, int d, uint32_t index, uint64_t *next_node, uint64
         child.parent = index
         child.move = moves[a]
         child_ctx(g, d, moves[a])
-        if is_terminal(&g.ctx[d + 1].s):
+        if settled(&g.ctx[d + 1].s):
             child.player = TERMINAL
             child.nact = 0
             child.nh = 0
@@ -515,34 +512,14 @@ cdef void walk(Game *g, uint32_t index, int d, int upd, int mode) noexcept nogil
 # expected score, then the best expected margin, then the first move in canonical order.
 # The open-hands values of every pair of hands at every node come from one backward pass
 # over the public tree (a perfect-information minimax per pair), with the exact value
-# order of solver.solvers._endgame: RANK * rank + margin, rank +-2 city, +-1 win, 0 draw.
+# order of ext/value.pxd (shared with solver.solvers._endgame): RANK * rank + margin, rank +-2 city, +-1 win, 0 draw.
 
 cdef enum:
-    RANK = 1024
     NO_VALUE = 1 << 30
 
 
-cdef inline int open_value_a(const State *s) noexcept nogil:
-    """Player a's open-hands value of a settled state (solver.solvers._endgame's final_value)."""
-    cdef Score scores[2]
-    cdef int how
-    cdef int winner = game_outcome(s, scores, &how)
-    cdef int margin = scores[0].total - scores[1].total
-    cdef int rank
-    if winner == DRAW:
-        rank = 0
-    elif s.status != ONGOING and how == 2:   # HOW_CITY
-        rank = 2 if winner == 0 else -2
-    else:
-        rank = 1 if winner == 0 else -1
-    return rank * RANK + margin
-
-
 cdef inline void split_value(int value, int *rank, int *margin) noexcept nogil:
-    if value >= 0:
-        rank[0] = (value + RANK // 2) // RANK
-    else:
-        rank[0] = -((-value + RANK // 2) // RANK)
+    rank[0] = value_rank(value)
     margin[0] = value - rank[0] * RANK
 
 
@@ -614,7 +591,7 @@ cdef void view_walk(Game *g, ViewBuffers *vb, uint32_t index, int d, double *pol
         child_ctx(g, d, child.move)
         terminal = child.player == TERMINAL
         if terminal:
-            const_value = open_value_a(&nc.s)
+            const_value = final_value(&nc.s, 0)
         else:
             view_walk(g, vb, node.first_child + a, d + 1, policy)
             if g.stop:
@@ -730,7 +707,7 @@ cdef class GameTree:
         cdef double total, w
         memset(&self.g, 0, sizeof(Game))
         self.root = state.s
-        if self.root.round != LAST_ROUND or self.root.status != ONGOING or is_terminal(&self.root):
+        if self.root.round != LAST_ROUND or self.root.status != ONGOING or settled(&self.root):
             raise ValueError("the game solver needs an unfinished round-4 position")
         memset(self.root.hand, 0, sizeof(self.root.hand))
         update_hand_masks(&self.root)

@@ -26,6 +26,7 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 from rng cimport splitmix64
 from solver.rules._core cimport CoreState
+from value cimport RANK, final_value, settled, value_rank
 from state cimport (
     State, Score, NKINDS, KIND_C, HAND_SIZE, MOVE_TAKE, NMOVES, TAKE_SIZE, LAST_ROUND, ACTIONS_PER_ROUND,
     LINE_MAX, ONGOING, OVER_CITY, DRAW, legal_mask, legal_moves, apply_move, game_outcome,
@@ -43,7 +44,6 @@ cdef extern from *:
     int DN_CLZ(uint32_t x) nogil
 
 cdef enum:
-    RANK = 1024
     INF = 32000
     REACH_MAX = 2 * TAKE_SIZE
     BOUND_EXACT = 1
@@ -252,27 +252,6 @@ cdef inline int settled_value(uint64_t mine, uint64_t theirs, int flat_mine, int
 
 cdef inline int actions_left(const State *s) noexcept nogil:
     return 2 * ACTIONS_PER_ROUND - s.actions[0] - s.actions[1]
-
-
-cdef inline int final_value(const State *s, int p) noexcept nogil:
-    """Value for player p of a finished game, or of a round-4 position where both have taken."""
-    cdef Score scores[2]
-    cdef int how
-    cdef int winner = game_outcome(s, scores, &how)
-    cdef int margin = scores[p].total - scores[1 - p].total
-    cdef int rank
-    if winner == DRAW:
-        rank = 0
-    elif s.status == OVER_CITY:
-        rank = 2 if winner == p else -2
-    else:
-        rank = 1 if winner == p else -1
-    return rank * RANK + margin
-
-
-cdef inline bint settled(const State *s) noexcept nogil:
-    """True once the result can no longer change: the game is over, or both took in round 4."""
-    return s.status != ONGOING or s.taken == 3
 
 
 cdef inline int take_value(Table *t, Node *s, int alpha, int beta) noexcept nogil:
@@ -524,7 +503,7 @@ cdef void view_worlds(Table *t, State *s, int opponent, Sums *sums, int kind, in
         for i in range(n):
             m = moves[i]
             value = child_value(t, s, m)
-            rank = (value + RANK // 2) // RANK if value >= 0 else -((-value + RANK // 2) // RANK)
+            rank = value_rank(value)
             if rank > 0:
                 sums.win[m] += weight
             elif rank == 0:
@@ -734,5 +713,5 @@ def split_value(int value):
     >>> split_value(1024 + 7), split_value(-2048 + 3), split_value(0)
     ((1, 7), (-2, 3), (0, 0))
     """
-    cdef int rank = (value + RANK // 2) // RANK if value >= 0 else -((-value + RANK // 2) // RANK)
+    cdef int rank = value_rank(value)
     return rank, value - rank * RANK
