@@ -58,6 +58,14 @@ GAME_NOTE = ("both hands and the removed cards dealt uniformly from the cards no
 
 # `GameTree.count`'s largest cap: count the whole tree, as far as node indices reach.
 COUNT_ALL = 0xFFFFFFFF
+# Solves to an exploitability target of at least this keep the regrets and averages as
+# floats (`GameTree.build(single=True)`): half the memory of doubles, and faster. Tighter
+# targets (and runs without a target) keep doubles: float rounding bounds what is reachable.
+SINGLE_TARGET = 1e-5
+
+
+def _single(target: float | None) -> bool:
+    return target is not None and target >= SINGLE_TARGET
 
 
 @dataclass(frozen=True)
@@ -73,11 +81,13 @@ class TreeEstimate:
     work: int
     complete: bool
     hands: tuple[int, int]
+    single: bool = False  # regrets and averages as floats (else doubles)
+    sampled: bool = False  # estimated by sampling random lines (`GameTree.sample`), not counted
 
     @property
     def memory_mb(self) -> float:
-        """Memory of the built tree (nodes, hand lists, regrets, averages), in MB."""
-        return GameTree.bytes_needed(self.nodes, self.slots, self.hand_entries) / 1e6
+        """Memory of the built tree (nodes, regrets, averages), in MB."""
+        return GameTree.bytes_needed(self.nodes, self.slots, self.hand_entries, self.single) / 1e6
 
     @property
     def seconds_per_iteration(self) -> float:
@@ -86,7 +96,7 @@ class TreeEstimate:
 
     def describe(self) -> str:
         """One line: nodes, memory and time per iteration (lower bounds when counting stopped)."""
-        bound = "" if self.complete else "at least "
+        bound = "about " if self.sampled else ("" if self.complete else "at least ")
         return (f"{bound}{self.nodes:,} public nodes, {bound}{self.memory_mb:,.0f} MB, "
                 f"{bound}{self.seconds_per_iteration:.3g} s per iteration "
                 f"({self.hands[0]} hands for a, {self.hands[1]} for b)")
@@ -126,6 +136,26 @@ def _tree(pos: Position) -> GameTree:
 
 def _node_cap(max_memory_mb: float) -> int:
     return max(1, int(max_memory_mb * 1e6 // GameTree.bytes_needed(1, 0, 0)))
+
+
+def _slot_cap(max_memory_mb: float, single: bool) -> int:
+    return max(1, int(max_memory_mb * 1e6 // GameTree.bytes_needed(0, 1, 0, single)))
+
+
+# Refusing a tree too big: counting it up to the cap takes a second per 20 M nodes or so,
+# so past SAMPLE_ABOVE nodes of cap the tree is first sized by sampling SAMPLE_PROBES random
+# lines (Knuth's estimator, within a few % on the bench positions, in milliseconds) and
+# refused at once when that estimate exceeds the cap SAMPLE_MARGIN times over.
+SAMPLE_ABOVE = 4_000_000
+SAMPLE_PROBES = 4000
+SAMPLE_MARGIN = 2.0
+
+
+def _sampled(tree: GameTree, single: bool) -> TreeEstimate:
+    s = tree.sample(SAMPLE_PROBES)
+    return TreeEstimate(nodes=round(s["nodes"]), slots=round(s["slots"]), hand_entries=round(s["hand_entries"]),
+                        work=round(s["work"]), complete=False, hands=tuple(s["hands"]), single=single,
+                        sampled=True)
 
 
 def estimate(pos: Position, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> TreeEstimate:
@@ -219,26 +249,40 @@ def write_infosets(tree: GameTree, stream, policy: bool = False) -> int:
     return n
 
 
-def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: bool):
+def _prepare(pos: Position, max_memory_mb: float, seconds: float | None, force: bool, single: bool = False):
     """(tree, estimate), refusing with the estimate when the tree does not fit.
 
     Counting stops early once the tree is known not to fit: past what the memory holds,
-    or past the nodes that two iterations could walk in `seconds`.
+    or past the nodes that two iterations could walk in `seconds`. When that is far, a
+    sampled estimate first refuses a tree many times too big (`SAMPLE_ABOVE`).
     """
     tree = _tree(pos)
     memory_cap = _node_cap(max_memory_mb)
+    slot_cap = _slot_cap(max_memory_mb, single)
     time_cap = int(seconds / (4 * SECONDS_PER_NODE)) + 1 if seconds is not None else memory_cap
-    est = _counted(tree, COUNT_ALL if force else min(memory_cap, time_cap))
+    if not force and min(memory_cap, time_cap) > SAMPLE_ABOVE:
+        est = _sampled(tree, single)
+        if est.nodes > SAMPLE_MARGIN * memory_cap or est.memory_mb > SAMPLE_MARGIN * max_memory_mb:
+            raise GameTooBig(f"the game tree does not fit in {max_memory_mb:g} MB: {est.describe()} "
+                             f"(estimated by sampling {SAMPLE_PROBES:,} random lines); "
+                             "give more memory (--max-memory-mb) or --force")
+        if seconds is not None and (est.nodes > SAMPLE_MARGIN * time_cap
+                                    or 2 * est.seconds_per_iteration > SAMPLE_MARGIN * seconds):
+            raise GameTooBig(f"the game tree does not fit in {seconds:g} s: {est.describe()} "
+                             f"(estimated by sampling {SAMPLE_PROBES:,} random lines); give more time or --force")
+    est = _counted(tree, COUNT_ALL if force else min(memory_cap, time_cap), single,
+                   COUNT_ALL if force else slot_cap)
     if force and not est.complete:
         raise GameTooBig(f"the game tree is too big to index: {est.describe()}")
     if not force:
-        if (not est.complete and memory_cap <= time_cap) or est.memory_mb > max_memory_mb:
+        over_memory = est.nodes > memory_cap or est.slots > slot_cap
+        if (not est.complete and (over_memory or memory_cap <= time_cap)) or est.memory_mb > max_memory_mb:
             raise GameTooBig(f"the game tree does not fit in {max_memory_mb:g} MB: {est.describe()}; "
                              "give more memory (--max-memory-mb) or --force")
         if not est.complete or (seconds is not None and 2 * est.seconds_per_iteration > seconds):
             raise GameTooBig(f"the game tree does not fit in {seconds:g} s: {est.describe()}; "
                              "give more time or --force")
-    tree.build()
+    tree.build(single)
     return tree, est
 
 
@@ -292,7 +336,7 @@ def solve_game(position: Position, target: float | None = DEFAULT_TARGET, limit:
     `max_memory_mb` or one iteration would not fit the limit's time (unless `force`).
     """
     start = time.perf_counter()
-    tree, est = _prepare(position, max_memory_mb, limit.seconds, force)
+    tree, est = _prepare(position, max_memory_mb, limit.seconds, force, _single(target))
     br_a, br_b, expl = run_cfr(tree, target, limit, on_check)
     value_a = tree.profile_value()
     mover = position.to_move
@@ -543,11 +587,12 @@ def _key_view(key: tuple) -> Position:
                     to_move=to_move, taken=taken)
 
 
-def _counted(tree: GameTree, cap: int) -> TreeEstimate:
-    """The size of `tree`, counted no further than `cap` nodes (COUNT_ALL: as far as it indexes)."""
-    c = tree.count(cap)
+def _counted(tree: GameTree, cap: int, single: bool = False, slot_cap: int = COUNT_ALL) -> TreeEstimate:
+    """The size of `tree`, counted no further than `cap` nodes and `slot_cap` slots
+    (COUNT_ALL: as far as it indexes)."""
+    c = tree.count(cap, slot_cap)
     return TreeEstimate(nodes=c["nodes"], slots=c["slots"], hand_entries=c["hand_entries"], work=c["work"],
-                        complete=c["complete"], hands=tuple(c["hands"]))
+                        complete=c["complete"], hands=tuple(c["hands"]), single=single)
 
 
 def _hand_answer(tree: GameTree, key: tuple, exploitability: float) -> dict:
@@ -586,9 +631,10 @@ def _advice(key, budget, max_memory_mb, target, stop=None) -> tuple[dict | None,
     answer, complete = None, True
     try:
         # count no further than what 30 iterations could walk in the budget
-        est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1))
+        est = _counted(tree, min(_node_cap(max_memory_mb), int(budget / (60 * SECONDS_PER_NODE)) + 1),
+                       _single(target))
         if est.complete and est.memory_mb <= max_memory_mb and 30 * est.seconds_per_iteration <= budget:
-            tree.build()
+            tree.build(est.single)
             left = budget - (time.perf_counter() - start)
             run_cfr(tree, target, Limit(seconds=max(left, 1e-3)), on_check=keep)
             answer = best[0]
@@ -612,7 +658,7 @@ def _grade_cached(key, max_nodes, target, max_iterations):
     tree = _tree(_key_view(key))
     if not _counted(tree, max_nodes).complete:
         return None
-    tree.build()
+    tree.build(_single(target))
     _, _, expl = run_cfr(tree, target, Limit(iterations=max_iterations))
     return _hand_answer(tree, key, expl) if expl <= target else None
 
