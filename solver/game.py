@@ -26,6 +26,7 @@ gains over the game value.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -290,17 +291,19 @@ def run_cfr(tree: GameTree, target: float | None, limit: Limit, on_check=None) -
     """CFR+ on a built tree until the exploitability is at most `target`, or `limit` ends
     (its seconds, or its iterations counted as CFR+ iterations; an infinite limit: the target only).
 
-    The exploitability is checked exactly after batches of about a quarter of the iterations
-    made so far. Returns the last (best response of a, best response of b, exploitability).
-    Without a time in `limit` no clock is read: the run, and so its result, is the same on
-    every machine.
+    The exploitability is checked exactly (two best-response walks, dearer than an
+    iteration) after batches sized by `_next_batch`: where the last two checks say the
+    target will be reached. Returns the last (best response of a, best response of b,
+    exploitability). Without a time in `limit` no clock is read: the run, and so its
+    result, is the same on every machine.
     """
     seconds, iterations = limit.seconds, limit.iterations
     start = time.perf_counter() if seconds is not None else 0.0
     br = (1.0, 1.0, 0.5)
+    checks: list[tuple[int, float]] = []  # (iterations, exploitability) of each check
     while True:
         done = tree.iterations
-        batch = max(1, done // 4)
+        batch = _next_batch(done, checks, target)
         if iterations is not None:
             batch = min(batch, iterations - done)
         if seconds is not None and done:
@@ -317,6 +320,7 @@ def run_cfr(tree: GameTree, target: float | None, limit: Limit, on_check=None) -
             return br
         tree.iterate(batch)
         br = tree.exploitability()
+        checks.append((tree.iterations, br[2]))
         if on_check is not None:
             on_check(tree.iterations, br[2])
         if target is not None and br[2] <= target:
@@ -325,6 +329,27 @@ def run_cfr(tree: GameTree, target: float | None, limit: Limit, on_check=None) -
             return br
         if iterations is not None and tree.iterations >= iterations:
             return br
+
+
+def _next_batch(done: int, checks: list[tuple[int, float]], target: float | None) -> int:
+    """How many CFR+ iterations to make before the next exploitability check.
+
+    CFR+'s exploitability falls smoothly, close to a power of the iterations (locally
+    t^-1.5 to t^-2 on the `dnoir bench game` positions): the last two checks fit one and
+    the batch ends about where it meets the target (2% beyond), at least an eighth and at
+    most all of the iterations made so far. Without a target, or before two checks, or
+    when the last check did not improve: a quarter of the iterations made so far.
+    """
+    quarter = max(1, done // 4)
+    if target is None or len(checks) < 2 or target <= 0:
+        return quarter
+    (t0, e0), (t1, e1) = checks[-2], checks[-1]
+    if not (e1 > target and 0 < e1 < e0 and t1 > t0):
+        return quarter
+    slope = math.log(e0 / e1) / math.log(t1 / t0)
+    slope = min(max(slope, 0.5), 3.0)
+    wanted = t1 * (e1 / target) ** (1.0 / slope) * 1.02
+    return max(1, done // 8, min(done, math.ceil(wanted) - done))
 
 
 def solve_game(position: Position, target: float | None = DEFAULT_TARGET, limit: Limit = DEFAULT_LIMIT,
