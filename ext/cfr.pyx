@@ -21,11 +21,14 @@ Vector form: a traversal carries, for each player, the list of its hands still p
 at the node (hands holding every card it played and no more of a kind than remain unseen)
 and their reach probabilities. A terminal returns, for the updating player's hand i,
 u * sum_j W(i, j) reach_opp(j). Plays a hand cannot make (it does not hold the kind) have
-probability 0 for that hand. CFR+ (regret matching+, alternating updates, the average
-strategy weighted by t^2 at iteration t, which reaches a given exploitability in several
-times fewer iterations than linear weights on these trees) converges to an equilibrium;
-the exploitability of the average strategy is computed exactly by a best response for
-each seat over the same tree.
+probability 0 for that hand. A discounted CFR+ converges to an equilibrium: regret
+matching+ with alternating updates, the accumulated (non-negative) regrets multiplied by
+t^1.5 / (t^1.5 + 1) before iteration t adds its own (DCFR's positive-regret discount,
+Brown & Sandholm 2019, with CFR+'s floor at 0 for the negative ones), and the average
+strategy weighted by t^4 at iteration t. On the `dnoir bench game` positions that reaches
+exploitability 1e-3 in about 0.55 times the iterations of plain CFR+ with t^2 weights (and
+those took several times fewer than linear weights). The exploitability of the average
+strategy is computed exactly by a best response for each seat over the same tree.
 
 Speed: the average strategy of a player is accumulated while the other is updated, so a
 child that no hand of the acting (not updated) player reaches can be skipped whole: it
@@ -36,6 +39,7 @@ actions to probability 0 in every hand, so this prunes much of each walk.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
+from libc.math cimport pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.ref cimport PyObject
@@ -99,7 +103,8 @@ ctypedef struct Game:
     void *slots                    # 2 * nslots reals: slots[2 s] regret, slots[2 s + 1] average
     bint single                    # the reals are floats (else doubles)
     double *policy                 # nslots probabilities (set_policy), or NULL
-    double avg_weight              # CFR+ quadratic averaging: iteration t weighs t^2
+    double avg_weight              # the average's weight of iteration t: t^AVERAGE_POWER
+    double regret_discount         # t^1.5 / (t^1.5 + 1): kept of the accumulated regrets at iteration t
     # side arrays for infosets / set_policy (NULL until GameTree._index builds them)
     uint32_t *parent               # [node]
     uint32_t *hand_off             # [node]: offset of the mover's hand list in node_hands
@@ -127,6 +132,12 @@ ctypedef struct Game:
     double last_poll
     PyObject *owner
 
+
+# The discounted CFR+ (see the module docstring): iteration t weighs t^AVERAGE_POWER in the
+# average strategy, and the accumulated regrets keep t^p / (t^p + 1) of themselves, p =
+# REGRET_DISCOUNT_POWER, before it adds its own.
+cdef double AVERAGE_POWER = 4.0
+cdef double REGRET_DISCOUNT_POWER = 1.5
 
 cdef enum:
     POLL_TICKS = 256
@@ -571,7 +582,7 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
         reg = &rs[2 * (node.slot + <uint64_t>h * nact)]
         for a in range(nact):
             if hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
-                v = reg[2 * a] + cv[h * nact + a] - out[h]
+                v = reg[2 * a] * g.regret_discount + cv[h * nact + a] - out[h]
                 reg[2 * a] = v if v > 0.0 else 0.0
 
 
@@ -1068,12 +1079,15 @@ cdef class GameTree:
         """Run n CFR+ iterations (each updates a then b)."""
         self._require_built()
         cdef int t, upd
+        cdef double x
         self._arm()
         if not self.g.stop:
             with nogil:
                 for t in range(n):
                     self.iterations += 1
-                    self.g.avg_weight = <double>self.iterations * self.iterations
+                    self.g.avg_weight = pow(<double>self.iterations, AVERAGE_POWER)
+                    x = pow(<double>self.iterations, REGRET_DISCOUNT_POWER)
+                    self.g.regret_discount = x / (x + 1.0)
                     for upd in range(2):
                         self._root_ctx()
                         run_walk(&self.g, upd, MODE_CFR)

@@ -160,8 +160,8 @@ def _sampled(tree: GameTree, single: bool) -> TreeEstimate:
 
 
 def estimate(pos: Position, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> TreeEstimate:
-    """Count the public tree of `pos`, stopping past what `max_memory_mb` could hold."""
-    return _counted(_tree(pos), _node_cap(max_memory_mb))
+    """Count the public tree of `pos`, stopping past what `max_memory_mb` could hold (in doubles)."""
+    return _counted(_tree(pos), _node_cap(max_memory_mb), False, _slot_cap(max_memory_mb, False))
 
 
 @dataclass(frozen=True)
