@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ._ismcts import POLICY_NAMES
+from ._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 from ._pimc import flat_values
 from .bounds import (
     MAX_EXPLORATION, MAX_ITERATIONS, MAX_SECONDS, MAX_SEED, MAX_THREADS, MAX_WORLDS, MIN_SECONDS, real, whole,
@@ -145,14 +145,15 @@ class IsmctsBot(Bot):
             "threads": Key("whole", 1, MAX_THREADS), "search": Key("choice", choices=tuple(PRESETS)),
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
-            "tuned": Key("whole", 0, 1), "seed": SEED}
+            "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
-                 margin: float | None = None, tuned: int | None = None, limit: Limit | None = None):
+                 margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
+                 limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -162,7 +163,7 @@ class IsmctsBot(Bot):
             raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                     margin=margin, tuned=tuned)
+                     margin=margin, tuned=tuned, opponent_hands=opponent_hands)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
         self.config = from_options(keys["search"].read("search", search), **settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
