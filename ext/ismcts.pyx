@@ -67,7 +67,7 @@ POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
 MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node)
 # The largest opponent_hands (the shared mean's weight, in visits, against one hand's own results).
-MAX_HAND_PRIOR = 1e6
+MAX_HAND_PRIOR = 1000.0
 
 
 class RootStats(namedtuple("RootStats", "visits reward margin draws")):
