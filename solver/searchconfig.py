@@ -39,7 +39,8 @@ class SearchConfig:
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
     - `opponent_hands`: the opponent chooses by what each move brought it with the hand it holds in
       the sampled world (statistics per decision and hand, the shared mean counted as this many
-      visits of prior; 0: off, the opponent's choices averaged over all its hands);
+      visits of prior; 0: off, the opponent's choices averaged over all its hands; 10 since
+      bench/STRENGTH.md's test 8);
     - `max_nodes`: the node pool of the trees, over every thread (40 bytes a node; with
       `opponent_hands`, up to max_nodes / 8 hand entries of 152 bytes more).
     """
@@ -49,7 +50,7 @@ class SearchConfig:
     policy: str = "random"
     margin_weight: float = 0.0
     tuned: bool = False
-    opponent_hands: float = 0.0
+    opponent_hands: float = 10.0
     max_nodes: int = 2_000_000
 
     def __post_init__(self):
@@ -130,5 +131,5 @@ def _real(name: str, value, low: float, high: float) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "388581d": SearchConfig(),
+    "388581d": SearchConfig(opponent_hands=0.0),
 }
