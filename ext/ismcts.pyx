@@ -9,6 +9,13 @@ are options, solver.searchconfig says which are on), adds one child, finishes th
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
 
+With `opponent_hands` K > 0 (solver.searchconfig's default; 0 here, in `start`), the
+opponent's moves at a node with HAND_MIN_VISITS visits are also counted per hand the
+opponent holds in the sampled world (a bounded hash table of HandStats, max_nodes / 8
+entries): its selection then uses, for each move, the mean over the worlds that gave it
+that hand, with the shared mean counted as K visits of prior, so that it chooses as a player
+who knows its own hand. The exploration term stays the shared one.
+
 Nodes live in a preallocated pool; when it is full the tree stops growing and iterations
 go on with playouts from the deepest node reached, so memory never exceeds the pool.
 Visit, availability and draw counts are 32 bits: no node's count exceeds the root's, and a tree
