@@ -9,6 +9,13 @@ are options, solver.solvers.searchconfig says which are on), adds one child, fin
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
 
+With `opponent_hands` K > 0 (solver.searchconfig's default; 0 here, in `start`), the
+opponent's moves at a node with HAND_MIN_VISITS visits are also counted per hand the
+opponent holds in the sampled world (a bounded hash table of HandStats, max_nodes / 8
+entries): its selection then uses, for each move, the mean over the worlds that gave it
+that hand, with the shared mean counted as K visits of prior, so that it chooses as a player
+who knows its own hand. The exploration term stays the shared one.
+
 Nodes live in a preallocated pool; when it is full the tree stops growing and iterations
 go on with playouts from the deepest node reached, so memory never exceeds the pool.
 Visit, availability and draw counts are 32 bits: no node's count exceeds the root's, and a tree
@@ -23,11 +30,12 @@ from libc.stdint cimport uint8_t, uint32_t, int32_t, uint64_t
 from collections import namedtuple
 
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
-    State, Score, NKINDS, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
+    State, Score, NKINDS, NMOVES, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
@@ -45,16 +53,31 @@ ctypedef struct Node:
     uint8_t move
     uint8_t player      # who made `move`
 
+# The opponent's statistics for one (decision node, the opponent's hand in the sampled world):
+# what each of its moves brought it in the worlds where it held exactly that hand
+# (the `opponent_hands` option; see Searcher.hand_stats).
+ctypedef struct HandStats:
+    uint64_t key            # (node << 36) | hand code (3 bits a kind); 0 is never a key
+    uint32_t visits[NMOVES]
+    double reward[NMOVES]
+
 cdef enum:
     NO_NODE = -1
     MAX_DEPTH = 64
     CLOCK_EVERY = 64
+    HAND_MIN_VISITS = 16    # a node's per-hand statistics start once it has this many visits
+    HAND_PROBES = 32        # linear probes of the hand table before giving up (a full table)
 
 
 POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
 # Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
 MARGIN_SCALE = 40.0
-NODE_BYTES = sizeof(Node)
+# The most memory one node of the pool can take: the node itself and its share of the per-hand
+# table (max_nodes / 8 HandStats at most, allocated when opponent_hands is on). Every memory
+# figure (--max-nodes, the engine's Hash, `memory_bound_mb`) counts nodes at this size.
+NODE_BYTES = sizeof(Node) + (sizeof(HandStats) + 7) // 8
+# The largest opponent_hands (the shared mean's weight, in visits, against one hand's own results).
+MAX_HAND_PRIOR = 1000.0
 
 
 class RootStats(namedtuple("RootStats", "visits reward margin draws")):
@@ -108,6 +131,15 @@ cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) 
     return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
 
 
+cdef inline uint64_t hand_code(const State *s, int p) noexcept nogil:
+    """Player p's hand as a number: its count of each kind (at most 5) in 3 bits."""
+    cdef uint64_t code = 0
+    cdef int k
+    for k in range(NKINDS):
+        code |= (<uint64_t>s.hand[p][k]) << (3 * k)
+    return code
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
@@ -135,6 +167,12 @@ cdef class Searcher:
     cdef int policy
     cdef bint started
     cdef uint32_t visits_limit
+    cdef double hand_prior          # opponent_hands: 0 off, else the shared mean's weight in visits
+    cdef HandStats *hands           # a pool of per-hand entries, in the order they were made
+    cdef int32_t *hand_index        # open-addressing hash table of entry numbers (-1: empty)
+    cdef int32_t n_hands
+    cdef int32_t max_hands
+    cdef int hand_bits              # the table has 2**hand_bits slots
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
         """`max_nodes` (1 to MAX_NODES) sizes the pool; `visits_limit` (1 to VISITS_LIMIT, for
@@ -151,9 +189,38 @@ cdef class Searcher:
         self.max_nodes = max_nodes
         self.n_nodes = 0
         self.started = False
+        self.hands = NULL
+        self.hand_index = NULL
+        self.hand_prior = 0
 
     def __dealloc__(self):
         free(self.nodes)
+        free(self.hands)
+        free(self.hand_index)
+
+    cdef HandStats *hand_stats(self, int32_t node, uint64_t code) noexcept nogil:
+        """The entry of (node, hand code), made (zeroed) if new; NULL when the table is full."""
+        cdef uint64_t key = ((<uint64_t>node) << 36) | code
+        cdef uint64_t h = (key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - self.hand_bits)
+        cdef uint64_t mask = ((<uint64_t>1) << self.hand_bits) - 1
+        cdef int probe
+        cdef int32_t idx
+        cdef HandStats *e
+        for probe in range(HAND_PROBES):
+            idx = self.hand_index[(h + probe) & mask]
+            if idx < 0:
+                if self.n_hands >= self.max_hands:
+                    return NULL
+                idx = self.n_hands
+                self.n_hands += 1
+                self.hand_index[(h + probe) & mask] = idx
+                e = &self.hands[idx]
+                memset(e, 0, sizeof(HandStats))
+                e.key = key
+                return e
+            if self.hands[idx].key == key:
+                return &self.hands[idx]
+        return NULL
 
     cdef int32_t new_node(self, int move, int player) noexcept nogil:
         if self.n_nodes >= self.max_nodes:
@@ -182,8 +249,12 @@ cdef class Searcher:
         cdef bint extra = tuned or mw != 0
         cdef Node *ch
         cdef Score scores[2]
+        cdef HandStats *e
+        cdef HandStats *epath[MAX_DEPTH]   # the opponent's per-hand entry of each path node's move
+        cdef double K = self.hand_prior, mean
         sample_world(view, unseen, &world, r)
         path[depth] = 0
+        epath[depth] = NULL
         depth += 1
         # selection and expansion
         while world.status == ONGOING:
@@ -192,6 +263,9 @@ cdef class Searcher:
             tried = 0
             best_child = NO_NODE
             best_score = -1.0
+            e = NULL
+            if K > 0 and world.to_move != unseen.observer and self.nodes[node].visits >= HAND_MIN_VISITS:
+                e = self.hand_stats(node, hand_code(&world, world.to_move))
             child = self.nodes[node].first_child
             while child != NO_NODE:
                 ch = &self.nodes[child]
@@ -201,6 +275,11 @@ cdef class Searcher:
                     score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
                     if extra:  # off by default: the default path stays 388581d's formula and cost
                         score = extra_score(ch, c, mw, tuned)
+                    if e != NULL and e.visits[ch.move] != 0:
+                        # the opponent's mean in the worlds where it held this hand, with the
+                        # shared mean counted as K visits of prior
+                        mean = ch.reward / ch.visits
+                        score += (e.reward[ch.move] + K * mean) / (e.visits[ch.move] + K) - mean
                     if score > best_score:
                         best_score = score
                         best_child = child
@@ -217,12 +296,14 @@ cdef class Searcher:
                     self.nodes[child].avail = 1
                     if depth < MAX_DEPTH:
                         path[depth] = child
+                        epath[depth] = e
                         depth += 1
                 break
             apply_move(&world, self.nodes[best_child].move)
             node = best_child
             if depth < MAX_DEPTH:
                 path[depth] = node
+                epath[depth] = e
                 depth += 1
         # playout
         m = policy_move(&world, r, policy)
@@ -242,10 +323,17 @@ cdef class Searcher:
             elif winner == p:
                 ch.reward += 1.0
             ch.margin += scores[p].total - scores[1 - p].total
+            e = epath[i]
+            if e != NULL:
+                e.visits[ch.move] += 1
+                if winner == DRAW:
+                    e.reward[ch.move] += 0.5
+                elif winner == p:
+                    e.reward[ch.move] += 1.0
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
-              opponent_exploration=None):
+              opponent_exploration=None, double opponent_hands=0.0):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, or an
@@ -261,6 +349,8 @@ cdef class Searcher:
                              f"(0 to {MAX_EXPLORATION:g})")
         if not (0 <= margin_weight <= 1):
             raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
+        if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
+            raise ValueError(f"opponent_hands: {opponent_hands!r} is out of range (0 to {MAX_HAND_PRIOR:g})")
         if view.s.status != ONGOING:
             raise ValueError("the game is over")
         if view.s.to_move != observer:
@@ -275,10 +365,37 @@ cdef class Searcher:
         self.margin_weight = margin_weight / MARGIN_SCALE
         self.tuned = tuned
         self.policy = policy_code(policy)
+        if opponent_hands > 0:
+            self.start_hands()
+        self.hand_prior = opponent_hands
         self.n_nodes = 0
         self.new_node(0, 1 - observer)
         self.iterations = 0
         self.started = True
+
+    cdef start_hands(self):
+        """An empty per-hand table (allocated at the first use: max_nodes / 8 entries)."""
+        cdef int bits = 4
+        if self.hands == NULL:
+            self.max_hands = self.max_nodes // 8 if self.max_nodes >= 8 * 1024 else 1024
+            while (1 << bits) < 2 * self.max_hands:
+                bits += 1
+            self.hand_bits = bits
+            self.hands = <HandStats *> malloc(<size_t>self.max_hands * sizeof(HandStats))
+            self.hand_index = <int32_t *> malloc((<size_t>1 << bits) * sizeof(int32_t))
+            if self.hands == NULL or self.hand_index == NULL:
+                free(self.hands)
+                free(self.hand_index)
+                self.hands = NULL
+                self.hand_index = NULL
+                raise MemoryError(f"cannot allocate {self.max_hands} hand entries")
+        memset(self.hand_index, 0xFF, (<size_t>1 << self.hand_bits) * sizeof(int32_t))
+        self.n_hands = 0
+
+    @property
+    def hand_entries(self):
+        """Per-hand entries of the opponent made in this tree (0 unless opponent_hands > 0)."""
+        return self.n_hands if self.hand_prior > 0 else 0
 
     def search(self, iterations=0, seconds=0):
         """Grow the tree by `iterations` (if > 0) or for `seconds` (if > 0), whichever ends first.

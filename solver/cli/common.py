@@ -21,7 +21,7 @@ from solver.agents.external import EngineFault, check_engine
 from solver.base.bounds import MAX_EXPLORATION, fmt, real, whole
 from solver.rules.events import apply_option
 from solver.rules.position import Position
-from solver.solvers._ismcts import POLICY_NAMES
+from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
 
 MOVES_KEY = "dnoir.moves"
@@ -148,13 +148,18 @@ def search_options(command):
         click.option("--tuned/--no-tuned", default=None,
                      help="UCB1-Tuned selection: a move's exploration shrinks with the spread of its "
                           "results [default: the preset's]."),
+        click.option("--opponent-hands", type=Real(0.0, MAX_HAND_PRIOR), default=None,
+                     help="The opponent's choices learnt per hand it holds in the sampled world, the "
+                          "shared mean counted as this many visits of prior; 0: off [default: the preset's]."),
     ]
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
-        def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, **kwargs):
+        def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, opponent_hands,
+                    **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
-                                  opponent_exploration=opponent_exploration, margin=margin, tuned=tuned)
+                                  opponent_exploration=opponent_exploration, margin=margin, tuned=tuned,
+                                  opponent_hands=opponent_hands)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

@@ -211,7 +211,8 @@ class IsmctsSearch:
         for i, searcher in enumerate(self.searchers):
             searcher.start(state, self.view.to_move, seed=thread_seed(seed, i), exploration=config.exploration,
                            opponent_exploration=config.opponent, policy=config.policy.value,
-                           margin_weight=config.margin_weight, tuned=config.tuned)
+                           margin_weight=config.margin_weight, tuned=config.tuned,
+                           opponent_hands=config.opponent_hands)
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
 
     def close(self):

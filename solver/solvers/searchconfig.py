@@ -24,7 +24,7 @@ from enum import Enum
 
 from solver.base.bounds import MAX_EXPLORATION, MAX_NODES
 from solver.errors import ArgumentError
-from solver.solvers._ismcts import POLICY_NAMES
+from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 
 
 class Policy(str, Enum):
@@ -51,7 +51,13 @@ class SearchConfig:
     - `margin_weight`: how much the final margin counts in the selection (a margin of 40
       points is worth this fraction of a win; 0: results only);
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
-    - `max_nodes`: the node pool of the trees, over every thread (40 bytes a node).
+    - `opponent_hands`: the opponent chooses by what each move brought it with the hand it holds in
+      the sampled world (statistics per decision and hand, the shared mean counted as this many
+      visits of prior; 0: off, the opponent's choices averaged over all its hands; 10 since
+      bench/STRENGTH.md's test 8);
+    - `max_nodes`: the node pool of the trees, over every thread (NODE_BYTES, 59 bytes, a node:
+      40 for the node and its share of the at most max_nodes / 8 hand entries of 152 bytes
+      that `opponent_hands` uses).
     """
 
     exploration: float = 0.7
@@ -59,6 +65,7 @@ class SearchConfig:
     policy: Policy = Policy.RANDOM
     margin_weight: float = 0.0
     tuned: bool = False
+    opponent_hands: float = 10.0
     max_nodes: int = 2_000_000
 
     def __post_init__(self):
@@ -69,6 +76,7 @@ class SearchConfig:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
+        _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
         if not isinstance(self.tuned, bool):
             raise ArgumentError(f"tuned: {self.tuned!r} is not True or False")
         if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
@@ -105,8 +113,10 @@ class SearchConfig:
         if self.opponent != self.exploration:
             constant += f", {self.opponent:g} at the opponent's decisions"
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
+        hands = "" if self.opponent_hands == 0 else \
+            f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
-                f"({constant}) over {value}; {self.policy} playouts")
+                f"({constant}) over {value}{hands}; {self.policy} playouts")
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints it under `search`."""
@@ -114,7 +124,7 @@ class SearchConfig:
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 margin=None, tuned=None) -> SearchConfig:
+                 margin=None, tuned=None, opponent_hands=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
     `margin_weight`; `tuned` may be given as 0 or 1, as a spec writes it.
@@ -125,7 +135,8 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
     if preset not in PRESETS:
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                                   margin_weight=margin, tuned=None if tuned is None else bool(tuned))
+                                   margin_weight=margin, tuned=None if tuned is None else bool(tuned),
+                                   opponent_hands=opponent_hands)
 
 
 def _real(name: str, value, low: float, high: float) -> None:
@@ -136,5 +147,5 @@ def _real(name: str, value, low: float, high: float) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "388581d": SearchConfig(),
+    "388581d": SearchConfig(opponent_hands=0.0),
 }
