@@ -214,10 +214,22 @@ def test_the_command_leaves_do_not_import_the_root(tmp_path):
 
 
 def test_the_root_lists_every_command(capsys):
-    assert set(solver.cli.main.cli.commands) == COMMANDS
+    root = solver.cli.main.cli
+    assert set(root.list_commands(None)) == COMMANDS
+    assert all(root.get_command(None, name).name == name for name in COMMANDS)
     code, out, _ = run(capsys, "--help")
     listed = out.split("Commands:", 1)[1].split()
     assert code == 0 and COMMANDS <= set(listed)
+
+
+def test_a_light_command_does_not_load_the_heavy_leaves(tmp_path):
+    """`dnoir show` starts without numpy, the benchmarks or the play loop (LAZY_COMMANDS)."""
+    code = ("import sys; from solver.cli.main import main\n"
+            "try:\n    main(['show', '5+2 678+3C/????? ./. 1 a -'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('numpy', 'solver.cli.games', 'solver.cli.bench', 'solver.cli.play',"
+            " 'solver.cli.serve') if m in sys.modules), file=sys.stderr)")
+    run_ = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert run_.returncode == 0 and run_.stderr.strip().splitlines()[-1] == "[]", run_.stderr
 
 
 @pytest.mark.parametrize("module", ["solver.cli", "solver"])
