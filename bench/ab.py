@@ -7,7 +7,8 @@ measurement once under the base build's interpreter, then once under the new one
 order alternates from pair to pair), and the ratio new/base is taken pair by pair, so a
 drift in the machine's speed hits both sides of a pair alike. Times are CPU seconds of
 the measuring process (time.process_time), which other load on a shared machine
-inflates less than wall time. The snippets use only APIs both builds have (388581d on).
+inflates less than wall time. The snippets use only APIs both builds have (388581d on), each
+found under its module path before or after the layers (`module` in the snippets).
 
 - open: median ms of `solve(pos, mode="open")` over the 300 round-4 starts of
   `dnoir bench solve` (seed 0), table cleared once before, as `run_solve` does;
@@ -33,10 +34,20 @@ import subprocess
 import sys
 
 _COMMON = """
-import json, random, statistics, time
+import importlib, json, random, statistics, time
+from solver import Position
 from solver.bench.solve import round4_starts
-from solver.solvers.endgame import get_solver, solve
-from solver.rules.position import Position
+
+
+def module(new, old):  # `new` in a build with the layers (588979f on), `old` before them (388581d)
+    try:
+        return importlib.import_module(new)
+    except ModuleNotFoundError:
+        return importlib.import_module(old)
+
+
+endgame = module("solver.solvers.endgame", "solver.endgame")
+get_solver, solve = endgame.get_solver, endgame.solve
 """
 
 SNIPPETS = {
@@ -59,7 +70,7 @@ for v in views:
 print(json.dumps(dict(value=statistics.median(ms), unit="ms median", nodes=statistics.median(nodes))))
 """,
     "playouts": _COMMON + """
-from solver.rules._core import random_games
+random_games = module("solver.rules._core", "solver._core").random_games
 t = time.process_time(); counts = random_games(300000, 1); s = time.process_time() - t
 print(json.dumps(dict(value=300000 / s, unit="games/s", counts=counts)))
 """,
@@ -90,7 +101,7 @@ print(json.dumps(dict(value=1000 / s, unit="games/s with result() every move",
                       ns={k: round(v / len(live) * 1e9) for k, v in best.items()})))
 """,
     "ismcts": _COMMON + """
-from solver.solvers._ismcts import Searcher
+Searcher = module("solver.solvers._ismcts", "solver._ismcts").Searcher
 searcher = Searcher(max_nodes=2_000_000)
 done = 0
 t = time.process_time()
@@ -103,8 +114,9 @@ s = time.process_time() - t
 print(json.dumps(dict(value=done / s, unit="ISMCTS iterations/s", root_visits=done)))
 """,
     "analyse": _COMMON + """
-from solver.analysis.exact import Item
-from solver.analysis.batch import make_plan, run_plan
+Item = module("solver.analysis.exact", "solver.analysis").Item
+batch = module("solver.analysis.batch", "solver.batch")
+make_plan, run_plan = batch.make_plan, batch.run_plan
 items = [Item(f"p{k}", "position", k, str(p.view("ab"[p.to_move]))) for k, p in enumerate(round4_starts(200, 0))]
 plan = make_plan(items, done=set())
 t = time.process_time()
