@@ -26,16 +26,17 @@ Everything in `run` holds no Python object and runs without the GIL, so several
 Searchers on several threads give root parallelism.
 """
 
-from libc.stdint cimport uint8_t, uint32_t, int32_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, uint64_t
 from collections import namedtuple
 
-from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.stdlib cimport calloc, malloc, free
+from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
-    State, Score, NKINDS, NMOVES, ONGOING, DRAW, DN_POPCOUNT, legal_mask, apply_move, game_outcome, nth_move,
+    State, Score, NKINDS, NMOVES, MOVE_TAKE, HAND_SIZE, ONGOING, DRAW, DN_COMPOSITION, DN_POPCOUNT, DN_CTZ,
+    hand_size, legal_mask, apply_move, game_outcome, nth_move,
 )
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
@@ -43,23 +44,26 @@ from solver.rules._core cimport CoreState
 from solver.base.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
 
 ctypedef struct Node:
-    int32_t first_child
-    int32_t next_sibling
+    int32_t children    # the first slot of this node's block of children; NO_NODE until it is expanded
     uint32_t visits
     uint32_t avail
-    double reward       # summed rewards for `player`
-    double margin       # summed final margins for `player`
-    uint32_t draws      # drawn results among the visits: with `reward`, gives wins and the variance
+    uint32_t half_reward  # summed rewards for the player who made `move`, in half points (win 2, draw 1)
+    uint32_t draws      # drawn results among the visits: with `half_reward`, gives wins and the variance
+    uint16_t child_mask # the moves the block of children has a slot for, one slot per bit, in move order
     uint8_t move
-    uint8_t player      # who made `move`
+    uint8_t order       # low 4 bits: which child of its parent this was, in the order they were made;
+                        # high 4 bits: how many of its own children have been made
+    double margin       # summed final margins for the player who made `move` (whole points: exact)
 
 # The opponent's statistics for one (decision node, the opponent's hand in the sampled world):
 # what each of its moves brought it in the worlds where it held exactly that hand
-# (the `opponent_hands` option; see Searcher.hand_stats).
+# (the `opponent_hands` option; see Searcher.hand_stats). One cache line: the moves of a hand are
+# its kinds (at most HAND_SIZE) and the take, a slot each in move order (hand_slot).
 ctypedef struct HandStats:
-    uint64_t key            # (node << 36) | hand code (3 bits a kind); 0 is never a key
-    uint32_t visits[NMOVES]
-    double reward[NMOVES]
+    uint64_t key                    # (node << 36) | hand code (3 bits a kind); 0: a free slot
+    uint32_t visits[HAND_SIZE + 1]
+    uint32_t half_reward[HAND_SIZE + 1]
+    uint64_t unused                 # (a whole cache line an entry)
 
 cdef enum:
     NO_NODE = -1
@@ -67,15 +71,17 @@ cdef enum:
     CLOCK_EVERY = 64
     HAND_MIN_VISITS = 16    # a node's per-hand statistics start once it has this many visits
     HAND_PROBES = 32        # linear probes of the hand table before giving up (a full table)
+    HAND_MIN_BITS = 11      # the hand table starts with 2**11 slots
 
 
 POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
 # Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
 MARGIN_SCALE = 40.0
 # The most memory one node of the pool can take: the node itself and its share of the per-hand
-# table (max_nodes / 8 HandStats at most, allocated when opponent_hands is on). Every memory
-# figure (--max-nodes, the engine's Hash, `memory_bound_mb`) counts nodes at this size.
-NODE_BYTES = sizeof(Node) + (sizeof(HandStats) + 7) // 8
+# table (at most max_nodes / 4 slots of HandStats when opponent_hands is on, and half as much
+# again while it doubles). Every memory figure (--max-nodes, the engine's Hash,
+# `memory_bound_mb`) counts nodes at this size.
+NODE_BYTES = sizeof(Node) + 3 * sizeof(HandStats) // 8
 # The largest opponent_hands (the shared mean's weight, in visits, against one hand's own results).
 MAX_HAND_PRIOR = 1000.0
 
@@ -98,8 +104,9 @@ class RootStats(namedtuple("RootStats", "visits reward margin draws")):
 
 
 NO_VISITS = RootStats(0, 0.0, 0.0, 0)
-# A tree stops growing its counts here: the root counts every iteration and no node more.
-VISITS_LIMIT = 2**32 - 2**20
+# A tree stops growing its counts here: the root counts every iteration and no node more, and
+# a node's half-point rewards (at most twice its visits) still fit in 32 bits.
+VISITS_LIMIT = 2**31 - 2**20
 
 
 cdef object _budget(str name, object value, object high):
@@ -117,15 +124,47 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+# log(n) for the small availability counts that most children of a tree have, computed by the
+# same log() as the selection would (the same values, so the same tree), read instead of a call.
+cdef enum:
+    LOG_TABLE_SIZE = 4096
+
+cdef double LOG_TABLE[LOG_TABLE_SIZE]
+cdef int _n
+LOG_TABLE[0] = 0.0
+for _n in range(1, LOG_TABLE_SIZE):
+    LOG_TABLE[_n] = log(<double>_n)
+
+
+cdef inline double log_count(uint32_t n) noexcept nogil:
+    """log(n) of a count n >= 1."""
+    return LOG_TABLE[n] if n < LOG_TABLE_SIZE else log(<double>n)
+
+
+cdef extern from *:
+    """
+    #define DN_PREFETCH(p) __builtin_prefetch((const void *)(p))
+    """
+    void DN_PREFETCH(const void *p) nogil
+
+
+cdef inline void prefetch_block(const Node *first) noexcept nogil:
+    """Ask the cache for the first lines of a block of children (6 nodes, the usual most)."""
+    DN_PREFETCH(first)
+    DN_PREFETCH(<const char *>first + 64)
+    DN_PREFETCH(<const char *>first + 128)
+
+
 cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) noexcept nogil:
     """The selection score with the margin term and/or UCB1-Tuned's exploration."""
-    cdef double mean = ch.reward / ch.visits
-    cdef double explore = log(<double>ch.avail) / ch.visits
+    cdef double reward = 0.5 * ch.half_reward
+    cdef double mean = reward / ch.visits
+    cdef double explore = log_count(ch.avail) / ch.visits
     cdef double spread
     if tuned:
         # UCB1-Tuned (Auer et al. 2002), scaled so that a child whose results spread as a
         # fair coin's (variance 1/4) explores as UCB1 with c
-        spread = (ch.reward - 0.25 * ch.draws) / ch.visits - mean * mean + sqrt(2 * explore)
+        spread = (reward - 0.25 * ch.draws) / ch.visits - mean * mean + sqrt(2 * explore)
         if spread < 0.25:
             explore *= 4 * spread
     return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
@@ -140,8 +179,26 @@ cdef inline uint64_t hand_code(const State *s, int p) noexcept nogil:
     return code
 
 
+cdef inline int slot_of(uint32_t moves, int move) noexcept nogil:
+    """Where `move` sits among the set bits of `moves` (which holds it), counting from 0."""
+    return DN_POPCOUNT(moves & ((1u << move) - 1))
+
+
+cdef inline int hand_slot(const State *s, int move) noexcept nogil:
+    """The slot of the mover's `move` in a HandStats entry: its kinds in order, then the take."""
+    return slot_of(s.hand_mask[s.to_move] | (1u << MOVE_TAKE), move)
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
+
+    The children of a node are one block of the pool, made when the node is first expanded,
+    with a slot for every move that any world consistent with the observer's view could allow
+    there (`possible_moves`), in move order: the selection reads a node's children from one
+    place instead of following a list through the pool. A slot is a child once its move has
+    been tried (avail > 0). Among children of equal score the selection takes the one made
+    last, as a list of children newest first would, so the tree is the same node for node as
+    that of a list (388581d's), whatever the layout.
 
     >>> from solver.rules.position import Position
     >>> view = Position.random_deal(1).view("a")
@@ -168,11 +225,10 @@ cdef class Searcher:
     cdef bint started
     cdef uint32_t visits_limit
     cdef double hand_prior          # opponent_hands: 0 off, else the shared mean's weight in visits
-    cdef HandStats *hands           # a pool of per-hand entries, in the order they were made
-    cdef int32_t *hand_index        # open-addressing hash table of entry numbers (-1: empty)
+    cdef HandStats *hands           # open-addressing hash table of per-hand entries
     cdef int32_t n_hands
-    cdef int32_t max_hands
-    cdef int hand_bits              # the table has 2**hand_bits slots
+    cdef int hand_bits              # the table has 2**hand_bits slots, at most half of them used
+    cdef int max_hand_bits          # the table grows up to 2**max_hand_bits slots
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
         """`max_nodes` (1 to MAX_NODES) sizes the pool; `visits_limit` (1 to VISITS_LIMIT, for
@@ -190,68 +246,125 @@ cdef class Searcher:
         self.n_nodes = 0
         self.started = False
         self.hands = NULL
-        self.hand_index = NULL
         self.hand_prior = 0
+        self.max_hand_bits = HAND_MIN_BITS
+        while (1 << (self.max_hand_bits + 1)) <= max_nodes // 4:
+            self.max_hand_bits += 1
 
     def __dealloc__(self):
         free(self.nodes)
         free(self.hands)
-        free(self.hand_index)
+
+    cdef inline uint64_t hand_home(self, int32_t node, uint64_t code) noexcept nogil:
+        """The slot where the entry of (node, hand code) is looked for first."""
+        return ((((<uint64_t>node) << 36) | code) * <uint64_t>0x9E3779B97F4A7C15) >> (64 - self.hand_bits)
 
     cdef HandStats *hand_stats(self, int32_t node, uint64_t code) noexcept nogil:
         """The entry of (node, hand code), made (zeroed) if new; NULL when the table is full."""
         cdef uint64_t key = ((<uint64_t>node) << 36) | code
-        cdef uint64_t h = (key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - self.hand_bits)
+        cdef uint64_t h = self.hand_home(node, code)
         cdef uint64_t mask = ((<uint64_t>1) << self.hand_bits) - 1
         cdef int probe
-        cdef int32_t idx
         cdef HandStats *e
         for probe in range(HAND_PROBES):
-            idx = self.hand_index[(h + probe) & mask]
-            if idx < 0:
-                if self.n_hands >= self.max_hands:
-                    return NULL
-                idx = self.n_hands
+            e = &self.hands[(h + probe) & mask]
+            if e.key == key:
+                return e
+            if e.key == 0:
+                if self.n_hands >= (1 << self.hand_bits) // 2:
+                    return NULL  # full: half the slots of the largest table
                 self.n_hands += 1
-                self.hand_index[(h + probe) & mask] = idx
-                e = &self.hands[idx]
-                memset(e, 0, sizeof(HandStats))
                 e.key = key
                 return e
-            if self.hands[idx].key == key:
-                return &self.hands[idx]
         return NULL
 
-    cdef int32_t new_node(self, int move, int player) noexcept nogil:
+    cdef void grow_hands(self) noexcept nogil:
+        """Double the hand table (its entries move: call it only between iterations); as it was
+        if the memory cannot be had."""
+        cdef int bits = self.hand_bits + 1
+        cdef HandStats *table = <HandStats *> calloc((<size_t>1 << bits), sizeof(HandStats))
+        cdef HandStats *old = self.hands
+        cdef HandStats *e
+        cdef size_t i, h, mask = ((<size_t>1) << bits) - 1
+        if table == NULL:
+            return
+        for i in range((<size_t>1) << self.hand_bits):
+            if old[i].key != 0:
+                h = (old[i].key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - bits)
+                while table[h & mask].key != 0:
+                    h += 1
+                table[h & mask] = old[i]
+        self.hands = table
+        self.hand_bits = bits
+        free(old)
+
+    cdef int32_t new_node(self, int move, int order) noexcept nogil:
+        """Make a node in the pool (the root, move 0); NO_NODE if the pool is full."""
         if self.n_nodes >= self.max_nodes:
             return NO_NODE
         cdef int32_t i = self.n_nodes
         self.n_nodes += 1
-        self.nodes[i].first_child = NO_NODE
-        self.nodes[i].next_sibling = NO_NODE
-        self.nodes[i].visits = 0
-        self.nodes[i].avail = 0
-        self.nodes[i].draws = 0
-        self.nodes[i].reward = 0
-        self.nodes[i].margin = 0
+        memset(&self.nodes[i], 0, sizeof(Node))
+        self.nodes[i].children = NO_NODE
         self.nodes[i].move = move
-        self.nodes[i].player = player
+        self.nodes[i].order = order
         return i
+
+    cdef uint32_t possible_moves(self, const State *w) noexcept nogil:
+        """Every move that some world consistent with the observer's view of the path to `w`
+        allows the side to move: its legal moves when that is the observer in the root's round
+        (its hand is known), else the take when legal and every kind the observer cannot see
+        there (the line, the collections and, in the root's round, its own hand are public to it)."""
+        cdef int p = w.to_move, k, i
+        cdef int hidden[NKINDS]
+        cdef uint32_t moves = legal_mask(w) & (1u << MOVE_TAKE)
+        if (p == self.unseen.observer and w.round == self.root.round) or hand_size(w, p) == 0:
+            return legal_mask(w)
+        for k in range(NKINDS):
+            hidden[k] = DN_COMPOSITION[k] - w.coll[0][k] - w.coll[1][k]
+            if w.round == self.root.round:
+                hidden[k] -= w.hand[self.unseen.observer][k]
+        for i in range(w.line_len):
+            hidden[w.line[i]] -= 1
+        for k in range(NKINDS):
+            if hidden[k] > 0:
+                moves |= 1u << k
+        return moves
+
+    cdef bint expand(self, int32_t node, const State *w) noexcept nogil:
+        """Give `node` its block of children (see possible_moves); False if the pool is full."""
+        cdef uint32_t moves = self.possible_moves(w)
+        cdef int n = DN_POPCOUNT(moves), i
+        if n == 0 or self.n_nodes > self.max_nodes - n:
+            return False
+        self.nodes[node].children = self.n_nodes
+        self.nodes[node].child_mask = moves
+        memset(&self.nodes[self.n_nodes], 0, n * sizeof(Node))
+        for i in range(n):
+            self.nodes[self.n_nodes + i].children = NO_NODE
+        self.n_nodes += n
+        return True
 
     cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c_own,
                       double c_opp, int policy, double mw, bint tuned) noexcept nogil:
         cdef State world
         cdef int32_t path[MAX_DEPTH]
-        cdef int depth = 0, i, m, winner, how, p
+        cdef uint8_t players[MAX_DEPTH]    # who made the move of each path node
+        cdef uint8_t slots[MAX_DEPTH]      # that move's slot in the per-hand entry
+        cdef HandStats *epath[MAX_DEPTH]   # the opponent's per-hand entry of each path node's move
+        cdef int depth = 0, i, m, winner, how, p, made
         cdef int32_t node = 0, child, best_child
-        cdef uint32_t mask, tried
-        cdef double best_score, score, reward, c
+        cdef uint32_t mask, tried, todo
+        cdef double best_score, score, reward, c, mean
         cdef bint extra = tuned or mw != 0
+        cdef int best_order, half
+        cdef Node *n
         cdef Node *ch
         cdef Score scores[2]
         cdef HandStats *e
-        cdef HandStats *epath[MAX_DEPTH]   # the opponent's per-hand entry of each path node's move
-        cdef double K = self.hand_prior, mean
+        cdef double K = self.hand_prior
+        if K > 0 and self.n_hands + MAX_DEPTH > (1 << self.hand_bits) // 2 and self.hand_bits < self.max_hand_bits:
+            self.grow_hands()  # before the descent: no entry of this iteration moves
         sample_world(view, unseen, &world, r)
         path[depth] = 0
         epath[depth] = NULL
@@ -259,50 +372,77 @@ cdef class Searcher:
         # selection and expansion
         while world.status == ONGOING:
             mask = legal_mask(&world)
+            n = &self.nodes[node]
             c = c_own if world.to_move == unseen.observer else c_opp
             tried = 0
             best_child = NO_NODE
-            best_score = -1.0
+            best_score = -1e300
+            best_order = -1
             e = NULL
-            if K > 0 and world.to_move != unseen.observer and self.nodes[node].visits >= HAND_MIN_VISITS:
+            if K > 0 and world.to_move != unseen.observer and n.visits >= HAND_MIN_VISITS:
                 e = self.hand_stats(node, hand_code(&world, world.to_move))
-            child = self.nodes[node].first_child
-            while child != NO_NODE:
-                ch = &self.nodes[child]
-                if (mask >> ch.move) & 1:
-                    tried |= 1u << ch.move
+            if n.children != NO_NODE:
+                todo = mask
+                while todo:
+                    m = DN_CTZ(todo)
+                    todo &= todo - 1
+                    ch = &self.nodes[n.children + slot_of(n.child_mask, m)]
+                    if ch.avail == 0:
+                        continue  # not tried yet
+                    tried |= 1u << m
                     ch.avail += 1
-                    score = ch.reward / ch.visits + c * sqrt(log(<double>ch.avail) / ch.visits)
+                    reward = 0.5 * ch.half_reward
+                    score = reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
                     if extra:  # off by default: the default path stays 388581d's formula and cost
                         score = extra_score(ch, c, mw, tuned)
-                    if e != NULL and e.visits[ch.move] != 0:
-                        # the opponent's mean in the worlds where it held this hand, with the
-                        # shared mean counted as K visits of prior
-                        mean = ch.reward / ch.visits
-                        score += (e.reward[ch.move] + K * mean) / (e.visits[ch.move] + K) - mean
-                    if score > best_score:
+                    if e != NULL:
+                        i = hand_slot(&world, m)
+                        if e.visits[i] != 0:
+                            # the opponent's mean in the worlds where it held this hand, with the
+                            # shared mean counted as K visits of prior
+                            mean = reward / ch.visits
+                            score += (0.5 * e.half_reward[i] + K * mean) / (e.visits[i] + K) - mean
+                    # ties go to the child made last (the order of 388581d's newest-first list)
+                    if score > best_score or (score == best_score and (ch.order & 15) > best_order):
                         best_score = score
-                        best_child = child
-                child = ch.next_sibling
+                        best_order = ch.order & 15
+                        best_child = n.children + slot_of(n.child_mask, m)
             if mask & ~tried:
                 # expand one untried move, chosen at random
                 mask &= ~tried
                 m = nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
-                child = self.new_node(m, world.to_move)
-                apply_move(&world, m)
-                if child != NO_NODE:
-                    self.nodes[child].next_sibling = self.nodes[node].first_child
-                    self.nodes[node].first_child = child
-                    self.nodes[child].avail = 1
+                p = world.to_move
+                i = hand_slot(&world, m) if e != NULL else 0
+                if n.children == NO_NODE:
+                    self.expand(node, &world)  # n stays valid: the pool never moves
+                if n.children != NO_NODE:
+                    child = n.children + slot_of(n.child_mask, m)
+                    made = n.order >> 4
+                    ch = &self.nodes[child]
+                    ch.move = m
+                    ch.order = made
+                    ch.avail = 1
+                    n.order += 16
                     if depth < MAX_DEPTH:
                         path[depth] = child
+                        players[depth] = p
+                        slots[depth] = i
                         epath[depth] = e
                         depth += 1
+                apply_move(&world, m)
                 break
-            apply_move(&world, self.nodes[best_child].move)
+            p = world.to_move
+            m = self.nodes[best_child].move
+            i = hand_slot(&world, m) if e != NULL else 0
+            if self.nodes[best_child].children != NO_NODE:
+                # start loading the next block of children while the move is made
+                prefetch_block(&self.nodes[self.nodes[best_child].children])
+            apply_move(&world, m)
             node = best_child
             if depth < MAX_DEPTH:
                 path[depth] = node
+                players[depth] = p
+                slots[depth] = i
                 epath[depth] = e
                 depth += 1
         # playout
@@ -315,21 +455,16 @@ cdef class Searcher:
         self.nodes[0].visits += 1
         for i in range(1, depth):
             ch = &self.nodes[path[i]]
-            p = ch.player
+            p = players[i]
             ch.visits += 1
-            if winner == DRAW:
-                ch.reward += 0.5
-                ch.draws += 1
-            elif winner == p:
-                ch.reward += 1.0
+            half = 1 if winner == DRAW else (2 if winner == p else 0)
+            ch.half_reward += half
+            ch.draws += winner == DRAW
             ch.margin += scores[p].total - scores[1 - p].total
             e = epath[i]
             if e != NULL:
-                e.visits[ch.move] += 1
-                if winner == DRAW:
-                    e.reward[ch.move] += 0.5
-                elif winner == p:
-                    e.reward[ch.move] += 1.0
+                e.visits[slots[i]] += 1
+                e.half_reward[slots[i]] += half
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
@@ -369,33 +504,121 @@ cdef class Searcher:
             self.start_hands()
         self.hand_prior = opponent_hands
         self.n_nodes = 0
-        self.new_node(0, 1 - observer)
+        self.new_node(0, 0)
         self.iterations = 0
         self.started = True
 
     cdef start_hands(self):
-        """An empty per-hand table (allocated at the first use: max_nodes / 8 entries)."""
-        cdef int bits = 4
-        if self.hands == NULL:
-            self.max_hands = self.max_nodes // 8 if self.max_nodes >= 8 * 1024 else 1024
-            while (1 << bits) < 2 * self.max_hands:
-                bits += 1
-            self.hand_bits = bits
-            self.hands = <HandStats *> malloc(<size_t>self.max_hands * sizeof(HandStats))
-            self.hand_index = <int32_t *> malloc((<size_t>1 << bits) * sizeof(int32_t))
-            if self.hands == NULL or self.hand_index == NULL:
-                free(self.hands)
-                free(self.hand_index)
-                self.hands = NULL
-                self.hand_index = NULL
-                raise MemoryError(f"cannot allocate {self.max_hands} hand entries")
-        memset(self.hand_index, 0xFF, (<size_t>1 << self.hand_bits) * sizeof(int32_t))
+        """An empty per-hand table of 2**HAND_MIN_BITS slots: it grows with the tree (to at most
+        max_nodes / 4 slots), so that a short search touches little memory."""
+        if self.hands == NULL or self.hand_bits != HAND_MIN_BITS:
+            free(self.hands)
+            self.hands = <HandStats *> malloc((<size_t>1 << HAND_MIN_BITS) * sizeof(HandStats))
+            if self.hands == NULL:
+                raise MemoryError(f"cannot allocate {1 << HAND_MIN_BITS} hand entries")
+        self.hand_bits = HAND_MIN_BITS
+        memset(self.hands, 0, (<size_t>1 << HAND_MIN_BITS) * sizeof(HandStats))
         self.n_hands = 0
 
     @property
     def hand_entries(self):
         """Per-hand entries of the opponent made in this tree (0 unless opponent_hands > 0)."""
         return self.n_hands if self.hand_prior > 0 else 0
+
+    cdef int32_t child_of(self, int32_t node, int move) noexcept nogil:
+        """The child of `node` made by `move`, or NO_NODE if that move was never tried there."""
+        cdef Node *n = &self.nodes[node]
+        cdef int32_t child
+        if n.children == NO_NODE or not (n.child_mask >> move) & 1:
+            return NO_NODE
+        child = n.children + slot_of(n.child_mask, move)
+        return child if self.nodes[child].avail > 0 else NO_NODE
+
+    def follow(self, CoreState view not None, int own_move, int their_move, seed=0):
+        """Keep the subtree below the root's `own_move` then the opponent's `their_move` as the
+        tree of `view`, the observer's view after those two moves (the caller checks that it
+        is: solver.solvers.search.IsmctsSearch.follow), and go on searching it with `seed`.
+
+        Every node and per-hand entry below that node is kept, moved to the front of a new pool;
+        the rest is dropped. Returns the visits kept (the new root's), or 0 when that node was
+        never reached, has no children, or the view is not the observer's to move: the tree is
+        then as it was and the caller starts a new one.
+        """
+        cdef int32_t keep, i, j, n, block, kept_nodes = 0
+        cdef int32_t *where = NULL
+        cdef Node *fresh = NULL
+        cdef HandStats *table = NULL
+        cdef HandStats *old_table
+        cdef uint64_t node, h, mask
+        cdef size_t s
+        cdef Unseen unseen
+        if not self.started or view.s.status != ONGOING or view.s.to_move != self.unseen.observer:
+            return 0
+        if not (0 <= own_move < NMOVES and 0 <= their_move < NMOVES):
+            return 0
+        keep = self.child_of(0, own_move)
+        keep = self.child_of(keep, their_move) if keep != NO_NODE else NO_NODE
+        if keep == NO_NODE or self.nodes[keep].children == NO_NODE:
+            return 0
+        if unseen_cards(&view.s, self.unseen.observer, &unseen) != 0:
+            return 0
+        fresh = <Node *> malloc(<size_t>self.max_nodes * sizeof(Node))
+        where = <int32_t *> malloc(<size_t>self.n_nodes * sizeof(int32_t))
+        if self.hand_prior > 0:
+            table = <HandStats *> calloc((<size_t>1) << self.hand_bits, sizeof(HandStats))
+        if fresh == NULL or where == NULL or (self.hand_prior > 0 and table == NULL):
+            free(fresh)
+            free(where)
+            free(table)
+            return 0
+        with nogil:
+            for i in range(self.n_nodes):
+                where[i] = NO_NODE
+            # Copy block by block, breadth first: every node copied before position i has had
+            # its block copied, and a node's `children` is the old index until then.
+            fresh[0] = self.nodes[keep]
+            where[keep] = 0
+            kept_nodes = 1
+            i = 0
+            while i < kept_nodes:
+                block = fresh[i].children
+                if block != NO_NODE:
+                    n = DN_POPCOUNT(fresh[i].child_mask)
+                    memcpy(&fresh[kept_nodes], &self.nodes[block], n * sizeof(Node))
+                    for j in range(n):
+                        where[block + j] = kept_nodes + j
+                    fresh[i].children = kept_nodes
+                    kept_nodes += n
+                i += 1
+            # the per-hand entries of the kept nodes, under their new numbers
+            if table != NULL:
+                mask = ((<uint64_t>1) << self.hand_bits) - 1
+                old_table = self.hands
+                self.n_hands = 0
+                for s in range((<size_t>1) << self.hand_bits):
+                    if old_table[s].key == 0:
+                        continue
+                    node = old_table[s].key >> 36
+                    if where[node] == NO_NODE:
+                        continue
+                    old_table[s].key = ((<uint64_t>where[node]) << 36) | (old_table[s].key & ((<uint64_t>1 << 36) - 1))
+                    h = (old_table[s].key * <uint64_t>0x9E3779B97F4A7C15) >> (64 - self.hand_bits)
+                    while table[h & mask].key != 0:
+                        h += 1
+                    table[h & mask] = old_table[s]
+                    self.n_hands += 1
+        free(where)
+        free(self.nodes)
+        self.nodes = fresh
+        self.n_nodes = kept_nodes
+        if table != NULL:
+            free(self.hands)
+            self.hands = table
+        self.root = view.s
+        self.unseen = unseen
+        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        self.iterations = 0
+        return self.nodes[0].visits
 
     def search(self, iterations=0, seconds=0):
         """Grow the tree by `iterations` (if > 0) or for `seconds` (if > 0), whichever ends first.
@@ -433,12 +656,16 @@ cdef class Searcher:
     def root_stats(self):
         """{move: RootStats} of the root's children, for the observer."""
         cdef Node *n
-        cdef int32_t child = self.nodes[0].first_child if self.started else NO_NODE
+        cdef Node *root = &self.nodes[0]
+        cdef uint32_t todo = root.child_mask if self.started and root.children != NO_NODE else 0
+        cdef int i = 0
         moves = {}
-        while child != NO_NODE:
-            n = &self.nodes[child]
-            moves[n.move] = RootStats(n.visits, n.reward, n.margin, n.draws)
-            child = n.next_sibling
+        while todo:
+            n = &self.nodes[root.children + i]
+            if n.avail > 0:
+                moves[n.move] = RootStats(n.visits, 0.5 * n.half_reward, n.margin, n.draws)
+            todo &= todo - 1
+            i += 1
         return moves
 
     @property

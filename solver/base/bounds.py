@@ -28,7 +28,7 @@ MAX_MOVETIME_MS = 86_400_000
 # Resources.
 MAX_THREADS = 256
 MAX_WORKERS = 1024
-MAX_NODES = 100_000_000  # 5.9 GB of ISMCTS nodes at 59 bytes a node (the per-hand table included)
+MAX_NODES = 100_000_000  # 5.6 GB of ISMCTS nodes at 56 bytes a node (the per-hand table included)
 MAX_GRADE_NODES = 10_000_000  # public nodes of a game graded against the equilibrium: 320 MB at 32 bytes
 MIN_NODES = 1_000
 MAX_TT_MB = 4096.0
