@@ -132,7 +132,7 @@ def test_dn_announces_every_option_between_id_and_dnok(engine):
     e.expect("dnok")
     assert e.lines == [e.lines[0],
                        f"option name Threads type spin default 3 min 1 max {MAX_THREADS}",
-                       f"option name Hash type spin default 118 min {HASH_MIN_MB} max {HASH_MAX_MB}",
+                       f"option name Hash type spin default 280 min {HASH_MIN_MB} max {HASH_MAX_MB}",
                        "option name Policy type combo default greedy var random var greedy var taker",
                        "option name Exploration type string default 0.7",
                        "dnok"]

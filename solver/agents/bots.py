@@ -39,7 +39,7 @@ from solver.rules.position import Position
 from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 from solver.solvers._pimc import flat_values
 from solver.solvers.limit import Limit
-from solver.solvers.search import DEFAULT_POLICY, advise
+from solver.solvers.search import DEFAULT_POLICY, KeptTree, advise
 from solver.solvers.searchconfig import PRESETS, from_options
 
 
@@ -154,7 +154,8 @@ class IsmctsBot(Bot):
             "threads": Key("whole", 1, MAX_THREADS), "search": Key("choice", choices=tuple(PRESETS)),
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
-            "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR), "seed": SEED}
+            "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
+            "reuse": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
@@ -162,7 +163,7 @@ class IsmctsBot(Bot):
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
                  margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
-                 limit: Limit | None = None):
+                 reuse: int | None = None, limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -172,15 +173,20 @@ class IsmctsBot(Bot):
             raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                     margin=margin, tuned=tuned, opponent_hands=opponent_hands)
+                     margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
         self.config = from_options(keys["search"].read("search", search), **settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
+        self.kept = KeptTree()  # the last move's trees, for the next (config.reuse)
+
+    def new_game(self) -> None:
+        """Forget the trees kept from the last game."""
+        self.kept.clear()
 
     def choose(self, view: Position, limit: Limit | None = None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move."""
         advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
-                        config=self.config)
+                        config=self.config, kept=self.kept)
         return Move.parse(advice.best)
 
 
@@ -228,7 +234,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

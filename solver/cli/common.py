@@ -151,15 +151,18 @@ def search_options(command):
         click.option("--opponent-hands", type=Real(0.0, MAX_HAND_PRIOR), default=None,
                      help="The opponent's choices learnt per hand it holds in the sampled world, the "
                           "shared mean counted as this many visits of prior; 0: off [default: the preset's]."),
+        click.option("--reuse/--no-reuse", default=None,
+                     help="Go on from the last move's tree when the game follows it (the engine, play) "
+                          "[default: the preset's]."),
     ]
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, opponent_hands,
-                    **kwargs):
+                    reuse, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, margin=margin, tuned=tuned,
-                                  opponent_hands=opponent_hands)
+                                  opponent_hands=opponent_hands, reuse=reuse)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

@@ -14,7 +14,7 @@ The main thread reads commands; a search runs in a worker thread, so that `isrea
 `stop` and `quit` are answered while it runs. Every malformed or unknown command gets one
 line `error <reason>` (quoting at most a short prefix of the input) and the engine keeps
 running. `bestmove` arrives within movetime + 50 ms (with no more Threads than free cores):
-the search stops 20 ms early and is cut into slices of 15 ms, between which it looks at
+the search stops 5 ms early and is cut into slices of 15 ms, between which it looks at
 the clock and at `stop`.
 
 >>> import io
@@ -57,15 +57,15 @@ from solver.rules.notation import ROUNDS
 from solver.rules.position import Position
 from solver.solvers._ismcts import NODE_BYTES, POLICY_NAMES
 from solver.solvers.limit import MS_PER_SECOND, Limit
-from solver.solvers.search import DEFAULT_CONFIG, DEFAULT_MAX_NODES, advise
+from solver.solvers.search import DEFAULT_CONFIG, DEFAULT_MAX_NODES, KeptTree, advise
 from solver.solvers.searchconfig import SearchConfig
 
 # The budget of a `go` that gives no movetime, iterations or infinite.
 DEFAULT_LIMIT = Limit(seconds=1.0)
-# The search ends this long before movetime, leaving room to rank the moves and answer. It
-# leaves a fifth of a 100 ms move unused (bestmove at 81 ms, median of 30 moves), but ending 5 ms
-# before instead (bestmove at 96 ms) was no stronger at 100 ms: bench/STRENGTH.md, test 5.
-SAFETY_SECONDS = 0.02
+# The search ends this long before movetime, leaving room to rank the moves and answer (about
+# 1 ms): bestmove comes at about 96 ms of a 100 ms move. It was 20 ms up to bench/STRENGTH.md's
+# test 10, which left a fifth of a 100 ms move unused.
+SAFETY_SECONDS = 0.005
 # Length of one search slice: the longest a running search takes to notice `stop`.
 SLICE_SECONDS = 0.015
 # At most one progress `info` line this often.
@@ -226,6 +226,7 @@ class Engine:
         )}
         self.settings = {o.name: o.default for o in self.options.values()}
         self.position: Position | None = None
+        self.kept = KeptTree()  # the last search's trees, for a position that follows it
         self._write_lock = threading.Lock()
         self._running: _Running | None = None
         # The last worker thread, kept after it has answered: it may still be returning from
@@ -286,8 +287,9 @@ class Engine:
         self.send("readyok")
 
     def cmd_newgame(self, args, line):
-        """Forget the position (nothing else is kept between moves)."""
+        """Forget the position and the trees kept from the last search."""
         self.position = None
+        self.kept.clear()
 
     def cmd_position(self, args, line):
         """Set the position for the next `go`; a rejected one leaves the engine with none."""
@@ -371,7 +373,7 @@ class Engine:
             advice = advise(pos, limit, threads=settings["Threads"],
                             seed=limits.seed, policy=settings["Policy"], exploration=settings["Exploration"],
                             max_nodes=max_nodes, exact=exact, on_progress=progress, stop=stop,
-                            slice_seconds=SLICE_SECONDS, config=self.config)
+                            slice_seconds=SLICE_SECONDS, config=self.config, kept=self.kept)
             top = advice.moves[0]
             figures = f"best {top.move} expected {top.expected:.4f}"
             if top.margin is not None:

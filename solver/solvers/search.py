@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,8 +21,8 @@ from enum import Enum
 
 from solver.base.bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_THREADS, real, whole
 from solver.base.seeds import thread_seed
-from solver.errors import ArgumentError, LimitError
-from solver.rules.cards import Move
+from solver.errors import ArgumentError, DnoirError, LimitError
+from solver.rules.cards import TAKE, Move
 from solver.rules.notation import PLAYERS, ROUNDS, PositionError
 from solver.rules.position import Position
 from solver.solvers._ismcts import NO_VISITS, NODE_BYTES, RootStats, Searcher
@@ -152,6 +153,7 @@ class Advice:
     method: Method = Method.ISMCTS  # in round 4 EQUILIBRIUM or VIEW
     exploitability: float | None = None  # of the equilibrium answer
     config: SearchConfig | None = None  # the search's settings (None for an exact answer)
+    reused: int = 0  # root visits kept from the tree of the previous move (KeptTree), among `moves`' visits
 
     @property
     def rule(self) -> str:
@@ -176,7 +178,7 @@ class Advice:
                     moves=[m.to_dict() for m in self.moves],
                     iterations=self.iterations, seconds=round(self.seconds, 6),
                     iterations_per_second=round(self.iterations_per_second, 1),
-                    threads=self.threads, worlds=self.worlds,
+                    threads=self.threads, worlds=self.worlds, reused=self.reused,
                     search=None if self.config is None else self.config.to_dict())
 
 
@@ -206,14 +208,41 @@ class IsmctsSearch:
             raise ArgumentError(f"threads: {threads!r} is not a whole number of at least 1")
         self.view = mover_view(view)
         self.config = config
-        state = self.view.core
+        self.threads = threads
         self.searchers = [Searcher(max_nodes=max(1, config.max_nodes // threads)) for _ in range(threads)]
         for i, searcher in enumerate(self.searchers):
-            searcher.start(state, self.view.to_move, seed=thread_seed(seed, i), exploration=config.exploration,
-                           opponent_exploration=config.opponent, policy=config.policy.value,
-                           margin_weight=config.margin_weight, tuned=config.tuned,
-                           opponent_hands=config.opponent_hands)
+            self._start(searcher, self.view, thread_seed(seed, i))
         self._pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+
+    def _start(self, searcher: Searcher, view: Position, seed: int) -> None:
+        config = self.config
+        searcher.start(view.core, view.to_move, seed=seed, exploration=config.exploration,
+                       opponent_exploration=config.opponent, policy=config.policy.value,
+                       margin_weight=config.margin_weight, tuned=config.tuned,
+                       opponent_hands=config.opponent_hands)
+
+    def follow(self, view: Position, seed: int, first: Move | None = None) -> int:
+        """Go on with these trees for `view`, when it is this search's view after one move of the
+        observer and one of the opponent in the same round (the opponent's card now public):
+        each tree keeps the subtree below those two moves (solver.solvers._ismcts's
+        `Searcher.follow`). Returns the root visits kept, over every tree; 0 when `view` does
+        not follow this way or no tree had reached that node, and the search is then unchanged.
+        `first` is the observer's move to try first (the one advised last time).
+
+        Only the two positions' views are compared, so what the observer cannot see plays no part.
+        """
+        found = _two_moves_between(self.view, view, first)
+        if found is None:
+            return 0
+        own, theirs = found
+        kept = [s.follow(view.core, own.index, theirs.index, seed=thread_seed(seed, i))
+                for i, s in enumerate(self.searchers)]
+        if not all(kept):  # every tree follows, or none: a tree that could not is started anew
+            for i, (s, k) in enumerate(zip(self.searchers, kept)):
+                if not k:
+                    self._start(s, view, thread_seed(seed, i))
+        self.view = view
+        return sum(kept)
 
     def close(self):
         """Stop the thread pool (a no-op for one thread)."""
@@ -292,10 +321,83 @@ def _move_stats(move: str, stats: RootStats, total: int) -> MoveStats:
                      se=se, win=wins / visits, draw=draws / visits, loss=1 - (wins + draws) / visits)
 
 
+_ALL_MOVES = tuple(Move(m) for m in range(TAKE + 1))
+
+
+def _two_moves_between(before: Position, after: Position, first: Move | None = None):
+    """(the mover's move, the opponent's move) that lead from the view `before` to the view
+    `after` within one round, or None. The opponent's hand is hidden in both: its move is a card
+    that the observer could not see, now on the line, or the take."""
+    if after.round != before.round or after.to_move != before.to_move or after.is_over:
+        return None
+    if sum(after.actions) != sum(before.actions) + 2:
+        return None
+    own_moves = before.legal_moves()
+    if first in own_moves:
+        own_moves.remove(first)
+        own_moves.insert(0, first)
+    for own in own_moves:
+        between = before.play(own)
+        if between.to_move == before.to_move or between.round != before.round:
+            continue
+        for theirs in _ALL_MOVES:
+            try:
+                if between.play(theirs) == after:
+                    return own, theirs
+            except DnoirError:  # a card the opponent cannot hold, a take it cannot make
+                continue
+    return None
+
+
+class KeptTree:
+    """The ISMCTS trees of a player's last move, kept for its next one (tree reuse).
+
+    A bot or an engine that plays a whole game passes one to `advise`; when the next position
+    follows the last one by the player's move and one of the opponent's in the same round,
+    the search goes on from the subtree below those two moves instead of starting empty
+    (`IsmctsSearch.follow`). `clear()` at a new game; anything that does not follow (another
+    game, a new round, other settings) starts a new tree.
+    """
+
+    def __init__(self):
+        self._search: IsmctsSearch | None = None
+        self._best: Move | None = None
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        """Forget the kept trees."""
+        with self._lock:
+            search, self._search = self._search, None
+        if search is not None:
+            search.close()
+
+    def take(self, view: Position, threads: int, seed: int, config: SearchConfig) -> tuple["IsmctsSearch | None", int]:
+        """The kept search moved on to `view` and the visits it keeps, or (None, 0) (then
+        nothing is kept any more)."""
+        with self._lock:
+            search, self._search = self._search, None
+        if search is None:
+            return None, 0
+        if search.config == config and len(search.searchers) == threads:
+            kept = search.follow(view, seed, self._best)
+            if kept:
+                return search, kept
+        search.close()
+        return None, 0
+
+    def keep(self, search: "IsmctsSearch", best: str) -> None:
+        """Keep `search` (whose advice was `best`) for the next move."""
+        with self._lock:
+            old, self._search, self._best = self._search, search, Move(best)
+        if old is not None:
+            old.close()
+
+
 def advise(pos: Position, limit: Limit | None = None, threads: int | None = None, seed: int = 0,
            policy: str | None = None, exploration: float | None = None, max_nodes: int | None = None,
            exact: bool = True, on_progress=None, stop=None, endgame: str = "auto",
-           slice_seconds: float = SLICE_SECONDS, config: SearchConfig | None = None) -> Advice:
+           slice_seconds: float = SLICE_SECONDS, config: SearchConfig | None = None,
+           kept: KeptTree | None = None) -> Advice:
     """Recommend a move for the side to move of `pos`, from that player's view.
 
     `limit` is the budget (solver.solvers.limit; default DEFAULT_LIMIT, 1 s): iterations
@@ -311,6 +413,10 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     within the limit's seconds (1 s when it has none), and otherwise, or with `endgame`
     'view', the one-player view (optimistic: both sides then play as if they saw every
     card); the answer's `method` says which.
+    `kept` (a KeptTree) carries the trees from one move of a game to the next: when `pos`
+    follows the position of its last search by the mover's move and one of the opponent's,
+    and the configuration's `reuse` is on, the search goes on from the subtree of those
+    moves (`Advice.reused` counts its visits), and the trees are kept again afterwards.
 
     >>> import threading
     >>> halt = threading.Event()
@@ -349,7 +455,9 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
                       exact=True, threads=1, worlds=result.worlds, method=Method.VIEW)
     # an infinite search is a fixed number of iterations too large to end before `stop`
     iterations = MAX_ITERATIONS if limit.infinite else limit.iterations
-    search = IsmctsSearch(view, threads=threads, seed=seed, config=config)
+    search, reused = kept.take(view, threads, seed, config) if kept is not None and config.reuse else (None, 0)
+    if search is None:
+        search = IsmctsSearch(view, threads=threads, seed=seed, config=config)
     deadline = start + limit.seconds if limit.seconds is not None else None
     try:
         while True:
@@ -368,12 +476,17 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
                 on_progress(search)
             if stopped():
                 break
-    finally:
+    except BaseException:
         search.close()
+        raise
     moves, close = recommend(search.move_stats())
+    if kept is not None and config.reuse:
+        kept.keep(search, moves[0].move)
+    else:
+        search.close()
     return Advice(best=moves[0].move, moves=moves, iterations=search.iterations,
                   seconds=time.perf_counter() - start, exact=False, threads=threads, close_call=close,
-                  config=config)
+                  config=config, reused=reused)
 
 
 class _NotALimit(LimitError, TypeError):

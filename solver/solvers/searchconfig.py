@@ -55,9 +55,12 @@ class SearchConfig:
       the sampled world (statistics per decision and hand, the shared mean counted as this many
       visits of prior; 0: off, the opponent's choices averaged over all its hands; 10 since
       bench/STRENGTH.md's test 8);
-    - `max_nodes`: the node pool of the trees, over every thread (NODE_BYTES, 59 bytes, a node:
-      40 for the node and its share of the at most max_nodes / 8 hand entries of 152 bytes
-      that `opponent_hands` uses).
+    - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
+      the bots) goes on from the subtree of its last search below its move and the opponent's
+      reply, when the game continues within the round, instead of an empty tree;
+    - `max_nodes`: the node pool of the trees, over every thread (NODE_BYTES, 56 bytes, a node:
+      32 for the node and its share of the per-hand table that `opponent_hands` uses, at most
+      max_nodes / 4 entries of 64 bytes, half as many again while the table doubles).
     """
 
     exploration: float = 0.7
@@ -66,7 +69,8 @@ class SearchConfig:
     margin_weight: float = 0.0
     tuned: bool = False
     opponent_hands: float = 10.0
-    max_nodes: int = 2_000_000
+    reuse: bool = True
+    max_nodes: int = 5_000_000
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -77,8 +81,9 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
-        if not isinstance(self.tuned, bool):
-            raise ArgumentError(f"tuned: {self.tuned!r} is not True or False")
+        for name in ("tuned", "reuse"):
+            if not isinstance(getattr(self, name), bool):
+                raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
                 or not 1 <= self.max_nodes <= MAX_NODES:
             raise ArgumentError(f"max_nodes: {self.max_nodes!r} is out of range (1 to {MAX_NODES})")
@@ -124,10 +129,10 @@ class SearchConfig:
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 margin=None, tuned=None, opponent_hands=None) -> SearchConfig:
+                 margin=None, tuned=None, opponent_hands=None, reuse=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
-    `margin_weight`; `tuned` may be given as 0 or 1, as a spec writes it.
+    `margin_weight`; `tuned` and `reuse` may be given as 0 or 1, as a spec writes them.
 
     >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
     (0.2, True)
@@ -136,7 +141,7 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                                    margin_weight=margin, tuned=None if tuned is None else bool(tuned),
-                                   opponent_hands=opponent_hands)
+                                   opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse))
 
 
 def _real(name: str, value, low: float, high: float) -> None:
@@ -147,5 +152,5 @@ def _real(name: str, value, low: float, high: float) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "388581d": SearchConfig(opponent_hands=0.0),
+    "388581d": SearchConfig(opponent_hands=0.0, reuse=False),
 }
