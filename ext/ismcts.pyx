@@ -655,18 +655,30 @@ cdef class Searcher:
 
     def root_stats(self):
         """{move: RootStats} of the root's children, for the observer."""
+        return self.node_stats(())
+
+    def node_stats(self, moves):
+        """{move: RootStats} of the children of the node that `moves` (move numbers, from the
+        root) lead to, each for the player who makes it; {} if the tree has no such node."""
+        cdef int32_t node = 0 if self.started else NO_NODE
         cdef Node *n
-        cdef Node *root = &self.nodes[0]
-        cdef uint32_t todo = root.child_mask if self.started and root.children != NO_NODE else 0
+        cdef uint32_t todo
         cdef int i = 0
-        moves = {}
+        for move in moves:
+            if node == NO_NODE or not (isinstance(move, int) and 0 <= move < NMOVES):
+                return {}
+            node = self.child_of(node, move)
+        if node == NO_NODE or self.nodes[node].children == NO_NODE:
+            return {}
+        todo = self.nodes[node].child_mask
+        stats = {}
         while todo:
-            n = &self.nodes[root.children + i]
+            n = &self.nodes[self.nodes[node].children + i]
             if n.avail > 0:
-                moves[n.move] = RootStats(n.visits, 0.5 * n.half_reward, n.margin, n.draws)
+                stats[n.move] = RootStats(n.visits, 0.5 * n.half_reward, n.margin, n.draws)
             todo &= todo - 1
             i += 1
-        return moves
+        return stats
 
     @property
     def nodes_used(self):

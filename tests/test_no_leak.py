@@ -14,7 +14,7 @@ from conftest import random_position
 from solver import Position
 from solver.agents.bots import make_bot
 from solver.solvers.limit import Limit
-from solver.solvers.search import DEFAULT_CONFIG, advise
+from solver.solvers.search import DEFAULT_CONFIG, KeptTree, advise
 
 # (seed, moves into the game): positions in rounds 1, 2, 3 and 4
 POSITIONS = [(201, 0), (202, 9), (203, 17), (204, 26), (205, 31), (206, 39), (207, 40)]
@@ -77,3 +77,56 @@ def test_every_bot_moves_the_same_whatever_the_hidden_cards(spec):
         for given in ((full, twin), (full.view(me), twin.view(me))):
             moves = [make_bot(spec, seed=9).choose(p) for p in given]
             assert moves[0] == moves[1], (spec, str(full))
+
+
+def _following(full: Position, twin: Position, first: str):
+    """The positions after the mover's `first` and an opponent's reply legal in both `full`
+    and `twin` (a card both opponent hands hold, or the take), in the same round; None if none."""
+    a, b = full.play(first), twin.play(first)
+    if a.is_over or a.round != full.round:
+        return None
+    for reply in a.legal_moves():
+        if reply in b.legal_moves():
+            after_a, after_b = a.play(reply), b.play(reply)
+            if not after_a.is_over and after_a.round == full.round:
+                return after_a, after_b
+    return None
+
+
+def test_a_kept_tree_is_the_same_whatever_the_hidden_cards():
+    # tree reuse (KeptTree): the second search goes on from the first one's tree; both
+    # searches see only the views, so twins get the same figures, reused visits included
+    reused = 0
+    for full, twin in positions():
+        if full.round == 4:
+            continue
+        config = DEFAULT_CONFIG
+        kept_a, kept_b = KeptTree(), KeptTree()
+        first_a = advise(full, Limit(iterations=3000), threads=1, seed=5, config=config, kept=kept_a)
+        first_b = advise(twin, Limit(iterations=3000), threads=1, seed=5, config=config, kept=kept_b)
+        assert first_a.best == first_b.best
+        following = _following(full, twin, first_a.best)
+        if following is None:
+            continue
+        a, b = (advise(p, Limit(iterations=2000), threads=1, seed=6, config=config, kept=k)
+                for p, k in zip(following, (kept_a, kept_b)))
+        da, db = a.to_dict(), b.to_dict()
+        for timing in ("seconds", "iterations_per_second"):
+            da.pop(timing), db.pop(timing)
+        assert da == db, str(full)
+        reused += a.reused
+    assert reused > 0  # the trees were kept, not started anew
+
+
+def test_a_bot_that_keeps_its_tree_moves_the_same_whatever_the_hidden_cards():
+    for full, twin in positions():
+        if full.round == 4:
+            continue
+        me = "ab"[full.to_move]
+        bots = [make_bot("ismcts:iterations=1500", seed=9) for _ in range(2)]
+        firsts = [bot.choose(p.view(me)) for bot, p in zip(bots, (full, twin))]
+        assert firsts[0] == firsts[1]
+        following = _following(full, twin, str(firsts[0]))
+        if following is not None:
+            moves = [bot.choose(p.view(me)) for bot, p in zip(bots, following)]
+            assert moves[0] == moves[1], str(full)
