@@ -36,8 +36,10 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
     State, Score, NKINDS, NMOVES, MOVE_TAKE, HAND_SIZE, ONGOING, DRAW, DN_COMPOSITION, DN_POPCOUNT, DN_CTZ,
-    hand_size, legal_mask, apply_move, game_outcome, nth_move,
+    DNOIR_CHECKED, hand_size, legal_mask, apply_move, game_outcome, nth_move,
 )
+from libc.stdio cimport fflush, fprintf, stderr
+from libc.stdlib cimport abort
 from world cimport Unseen, unseen_cards, sample_world
 from policy cimport policy_move, policy_code
 from solver.rules._core cimport CoreState
@@ -382,6 +384,12 @@ cdef class Searcher:
             if K > 0 and world.to_move != unseen.observer and n.visits >= HAND_MIN_VISITS:
                 e = self.hand_stats(node, hand_code(&world, world.to_move))
             if n.children != NO_NODE:
+                if DNOIR_CHECKED and mask & ~n.child_mask:
+                    # possible_moves must hold every move of every world that reaches the node
+                    fprintf(stderr, b"dnoir checked build: ISMCTS: legal moves %x outside the node's block %x\n",
+                            mask, n.child_mask)
+                    fflush(stderr)
+                    abort()
                 todo = mask
                 while todo:
                     m = DN_CTZ(todo)

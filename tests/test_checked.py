@@ -58,3 +58,26 @@ def test_legal_games_pass_the_check():
     """Random games to the end (the core's own loop, every move checked) and perft run through."""
     assert _core.random_games(2000, 7)
     assert _core.CoreState.deal(3).perft(4) > 0
+
+
+@pytest.mark.skipif(not _core.CHECKED, reason="the checked build only")
+def test_searches_pass_the_check():
+    """ISMCTS over positions of every round, the per-hand statistics and a kept tree on: every
+    move of every iteration is checked, and each node's block of children (one slot per move
+    that some world consistent with the view allows) must hold every legal move of every world
+    that reaches it, or the build aborts."""
+    import random
+
+    from solver import Position
+    from solver.solvers.limit import Limit
+    from solver.solvers.search import KeptTree, advise
+
+    rng = random.Random(3)
+    for seed in range(6):
+        pos, kept = Position.random_deal(seed), KeptTree()
+        while not pos.is_over and pos.round < 4:
+            if pos.to_move == 0:
+                advice = advise(pos.view("a"), Limit(iterations=400), threads=1, seed=seed, kept=kept)
+                pos = pos.play(advice.best)
+            else:
+                pos = pos.play(rng.choice(pos.legal_moves()))
