@@ -384,7 +384,9 @@ cdef class Searcher:
             best_score = -1e300
             best_order = -1
             e = NULL
-            if K > 0 and n.visits >= HAND_MIN_VISITS and (
+            # (a hand with one legal move has no choice to learn: the same hand at the same node
+            # always has that one move, so no entry is made for it)
+            if K > 0 and n.visits >= HAND_MIN_VISITS and mask & (mask - 1) and (
                     world.to_move != unseen.observer or (self.future_hands and world.round != view.round)):
                 e = self.hand_stats(node, hand_code(&world, world.to_move))
             if n.children != NO_NODE:
