@@ -11,12 +11,10 @@ the player who made its move.
 
 With `opponent_hands` K > 0 (solver.searchconfig's default; 0 here, in `start`), the
 opponent's moves at a node with HAND_MIN_VISITS visits are also counted per hand the
-opponent holds in the sampled world (a hash table of HandStats that grows with the tree, up to
-max_nodes / 8 entries): its selection then uses, for each move, the mean over the worlds that
-gave it that hand, with the shared mean counted as K visits of prior, so that it chooses as a
-player who knows its own hand. The exploration term stays the shared one. With
-`future_hands`, the observer's own moves in the rounds after the root's, whose hands the
-sampled worlds deal, are learnt per hand the same way.
+opponent holds in the sampled world (a bounded hash table of HandStats, max_nodes / 8
+entries): its selection then uses, for each move, the mean over the worlds that gave it
+that hand, with the shared mean counted as K visits of prior, so that it chooses as a player
+who knows its own hand. The exploration term stays the shared one.
 
 Nodes live in a preallocated pool; when it is full the tree stops growing and iterations
 go on with playouts from the deepest node reached, so memory never exceeds the pool.
@@ -229,7 +227,6 @@ cdef class Searcher:
     cdef bint started
     cdef uint32_t visits_limit
     cdef double hand_prior          # opponent_hands: 0 off, else the shared mean's weight in visits
-    cdef bint future_hands          # the observer's choices in later rounds learnt per hand too
     cdef HandStats *hands           # open-addressing hash table of per-hand entries
     cdef int32_t n_hands
     cdef int hand_bits              # the table has 2**hand_bits slots, at most half of them used
@@ -386,8 +383,7 @@ cdef class Searcher:
             e = NULL
             # (a hand with one legal move has no choice to learn: the same hand at the same node
             # always has that one move, so no entry is made for it)
-            if K > 0 and n.visits >= HAND_MIN_VISITS and mask & (mask - 1) and (
-                    world.to_move != unseen.observer or (self.future_hands and world.round != view.round)):
+            if K > 0 and world.to_move != unseen.observer and n.visits >= HAND_MIN_VISITS and mask & (mask - 1):
                 e = self.hand_stats(node, hand_code(&world, world.to_move))
             if n.children != NO_NODE:
                 if DNOIR_CHECKED and mask & ~n.child_mask:
@@ -482,7 +478,7 @@ cdef class Searcher:
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
-              opponent_exploration=None, double opponent_hands=0.0, bint future_hands=False):
+              opponent_exploration=None, double opponent_hands=0.0):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, or an
@@ -517,7 +513,6 @@ cdef class Searcher:
         if opponent_hands > 0:
             self.start_hands()
         self.hand_prior = opponent_hands
-        self.future_hands = future_hands
         self.n_nodes = 0
         self.new_node(0, 0)
         self.iterations = 0

@@ -78,33 +78,3 @@ def test_the_option_reaches_the_config_and_says_what_it_assumes():
     assert make_bot("ismcts:iterations=10,opponent_hands=30").config == config
     assert make_bot("ismcts:iterations=10,opponent_hands=0,reuse=0").config == from_options("388581d")
     assert make_bot("ismcts:iterations=10").config.name == "default"
-
-
-def _late_view(seed):
-    """A view late in a round, so that the tree reaches the next one, where the mover's hands are dealt."""
-    pos = Position.random_deal(seed)
-    while sum(pos.actions) < 9:
-        pos = pos.play(pos.legal_moves()[-1 if sum(pos.actions) % 3 == 0 else 0])
-    return pos.view("ab"[pos.to_move])
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_future_hands_also_learns_the_movers_later_rounds_per_hand(seed):
-    view = _late_view(seed)
-    assert view.round == 1
-    plain = _searched(view, iterations=20_000, opponent_hands=10.0)
-    future = _searched(view, iterations=20_000, opponent_hands=10.0, future_hands=True)
-    # more entries (the mover's own decisions in round 2), another tree, still deterministic
-    assert future.hand_entries > plain.hand_entries
-    assert _root(future) != _root(plain)
-    assert _root(future) == _root(_searched(view, iterations=20_000, opponent_hands=10.0, future_hands=True))
-    # without the per-hand statistics it does nothing
-    assert _root(_searched(view, iterations=5000, future_hands=True)) == _root(_searched(view, iterations=5000))
-
-
-def test_future_hands_reaches_the_config():
-    assert not SearchConfig().future_hands and not PRESETS["388581d"].future_hands
-    config = from_options(future_hands=1)
-    assert config.future_hands is True and "later rounds" in config.assumes
-    assert make_bot("ismcts:iterations=10,future_hands=1").config == config
-    assert "later rounds" not in from_options(future_hands=1, opponent_hands=0).assumes

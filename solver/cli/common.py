@@ -151,9 +151,6 @@ def search_options(command):
         click.option("--opponent-hands", type=Real(0.0, MAX_HAND_PRIOR), default=None,
                      help="The opponent's choices learnt per hand it holds in the sampled world, the "
                           "shared mean counted as this many visits of prior; 0: off [default: the preset's]."),
-        click.option("--future-hands/--no-future-hands", default=None,
-                     help="With --opponent-hands, the mover's own choices in later rounds learnt per hand "
-                          "it will hold too [default: the preset's]."),
         click.option("--reuse/--no-reuse", default=None,
                      help="Go on from the last move's tree when the game follows it (the engine, play) "
                           "[default: the preset's]."),
@@ -162,10 +159,10 @@ def search_options(command):
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, opponent_hands,
-                    future_hands, reuse, **kwargs):
+                    reuse, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, margin=margin, tuned=tuned,
-                                  opponent_hands=opponent_hands, future_hands=future_hands, reuse=reuse)
+                                  opponent_hands=opponent_hands, reuse=reuse)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

@@ -219,7 +219,7 @@ class IsmctsSearch:
         searcher.start(view.core, view.to_move, seed=seed, exploration=config.exploration,
                        opponent_exploration=config.opponent, policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
-                       opponent_hands=config.opponent_hands, future_hands=config.future_hands)
+                       opponent_hands=config.opponent_hands)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:
         """Go on with these trees for `view`, when it is this search's view after one move of the

@@ -55,8 +55,6 @@ class SearchConfig:
       the sampled world (statistics per decision and hand, the shared mean counted as this many
       visits of prior; 0: off, the opponent's choices averaged over all its hands; 10 since
       bench/STRENGTH.md's test 8);
-    - `future_hands`: with `opponent_hands`, the searching player's own choices in the rounds after
-      the current one (whose hands the sampled worlds deal) are learnt per hand it holds too;
     - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
       the bots) goes on from the subtree of its last search below its move and the opponent's
       reply, when the game continues within the round, instead of an empty tree;
@@ -71,7 +69,6 @@ class SearchConfig:
     margin_weight: float = 0.0
     tuned: bool = False
     opponent_hands: float = 10.0
-    future_hands: bool = False
     reuse: bool = True
     max_nodes: int = 5_000_000
 
@@ -84,7 +81,7 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
-        for name in ("tuned", "future_hands", "reuse"):
+        for name in ("tuned", "reuse"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
@@ -123,8 +120,6 @@ class SearchConfig:
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
-        if self.opponent_hands and self.future_hands:
-            hands += "; the mover's own in later rounds per hand it will hold"
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
                 f"({constant}) over {value}{hands}; {self.policy} playouts")
 
@@ -134,10 +129,10 @@ class SearchConfig:
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 margin=None, tuned=None, opponent_hands=None, future_hands=None, reuse=None) -> SearchConfig:
+                 margin=None, tuned=None, opponent_hands=None, reuse=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
-    `margin_weight`; `tuned`, `future_hands` and `reuse` may be given as 0 or 1, as a spec writes them.
+    `margin_weight`; `tuned` and `reuse` may be given as 0 or 1, as a spec writes them.
 
     >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
     (0.2, True)
@@ -146,8 +141,7 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                                    margin_weight=margin, tuned=None if tuned is None else bool(tuned),
-                                   opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
-                                   future_hands=None if future_hands is None else bool(future_hands))
+                                   opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse))
 
 
 def _real(name: str, value, low: float, high: float) -> None:
