@@ -256,3 +256,24 @@ def test_termination_and_method_are_the_words_records_print():
     advice = advise(Position.parse("7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a"))
     assert advice.method in (Method.VIEW, Method.EQUILIBRIUM) and json.loads(json.dumps(advice.to_dict()))["method"] == advice.method.value
 
+
+
+def test_round_4_advice_on_iterations_reads_no_clock(monkeypatch):
+    # A budget of iterations is reproducible: in round 4 the equilibrium is then bounded by its
+    # tree's size and CFR+ iterations (equilibrium_grade), never by the time (a loaded machine
+    # would otherwise stop CFR earlier and print other figures).
+    import solver.solvers.equilibrium as game
+
+    class NoClock:
+        def perf_counter(self):
+            raise AssertionError("the equilibrium read the clock")
+
+    view = Position.parse("-17688-16+2C+288-3 ???/88+3-2 55577+2+3-2/5666777+2+4-1-2-3CC 4 b -")
+    game._grade_cached.cache_clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(game, "time", NoClock())
+        advice = advise(view, Limit(iterations=10), threads=1, seed=1)
+    assert advice.method == "equilibrium" and advice.exploitability <= game.GRADE_TARGET
+    graded = game.equilibrium_grade(view, max_nodes=game.GRADE_NODES)
+    assert advice.best == graded["best"]
+    assert [m.move for m in advice.moves] == [m["move"] for m in graded["moves"]]

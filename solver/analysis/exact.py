@@ -40,7 +40,7 @@ from solver.rules.notation import PLAYERS, ROUNDS, PositionError
 from solver.rules.position import Position
 from solver.rules.records import REPLAY_FIELDS, RecordError, check_record
 from solver.solvers.endgame import get_solver, solve
-from solver.solvers.equilibrium import equilibrium_grade, move_loss
+from solver.solvers.equilibrium import GRADE_NODES, equilibrium_grade, move_loss
 
 # Expected-score losses that mark a decision. A loss of 1/4 throws away a quarter of a
 # game (say, turning a sure win into a coin flip with a draw in it); 1/10 is a clear but
@@ -55,10 +55,8 @@ MISTAKE = Fraction(1, 10)
 # million), so counting them to the cap would only spend time (about 25 ms a position at
 # the default cap, as much as the view's whole solve) to fall back to the view.
 EQUILIBRIUM_FROM_ACTIONS = 3
-# The largest public tree graded against the equilibrium by default: about 23 MB, and at
-# most a second or two of CFR+ (three actions in, self-play trees have 0.1 to 2.1 million
-# nodes; four actions in, 30,000 to 160,000).
-DEFAULT_EQUILIBRIUM_NODES = 300_000
+# The largest public tree graded against the equilibrium by default (solver.solvers.equilibrium).
+DEFAULT_EQUILIBRIUM_NODES = GRADE_NODES
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from solver.rules.notation import PLAYERS, ROUNDS, PositionError
 from solver.rules.position import Position
 from solver.solvers._ismcts import NO_VISITS, NODE_BYTES, RootStats, Searcher
 from solver.solvers.endgame import solve
-from solver.solvers.equilibrium import equilibrium_advice
+from solver.solvers.equilibrium import GRADE_NODES, equilibrium_advice, equilibrium_grade
 from solver.solvers.limit import Limit
 from solver.solvers.searchconfig import PRESETS, SearchConfig
 
@@ -410,9 +410,11 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     `policy`, `exploration` and `max_nodes`, when given, replace those fields of it.
     In round 4 the answer is exact, unless `exact` is False. With `endgame` 'auto' it is the
     equilibrium of the hidden-information game (solver.solvers.equilibrium) when its tree can be solved
-    within the limit's seconds (1 s when it has none), and otherwise, or with `endgame`
-    'view', the one-player view (optimistic: both sides then play as if they saw every
-    card); the answer's `method` says which.
+    within the limit's seconds (1 s for an infinite limit), or, for a limit of iterations alone,
+    when its tree has at most GRADE_NODES public nodes and CFR+ reaches GRADE_TARGET within
+    GRADE_ITERATIONS (no clock, so the answer is the same on any machine); otherwise, or with
+    `endgame` 'view', the one-player view (optimistic: both sides then play as if they saw
+    every card); the answer's `method` says which.
     `kept` (a KeptTree) carries the trees from one move of a game to the next: when `pos`
     follows the position of its last search by the mover's move and one of the opponent's,
     and the configuration's `reuse` is on, the search goes on from the subtree of those
@@ -438,8 +440,13 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     stopped = _stop_test(stop)
     start = time.perf_counter()
     if view.round == ROUNDS and exact and endgame == "auto":
-        # anytime: a stop ends it with the last checked answer (or, before the first, the view's)
-        eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT, stop=stopped)
+        if limit.iterations is not None and limit.seconds is None:
+            # a budget of iterations is reproducible: the equilibrium bounded by size and
+            # CFR+ iterations (as analysis grades), never by the clock
+            eq = equilibrium_grade(view, max_nodes=GRADE_NODES)
+        else:
+            # anytime: a stop ends it with the last checked answer (or, before the first, the view's)
+            eq = equilibrium_advice(view, limit if limit.seconds is not None else DEFAULT_LIMIT, stop=stopped)
         if eq is not None:
             moves = [MoveStats(move=m["move"], visits=None, share=m["frequency"], expected=m["expected"],
                                margin=None) for m in eq["moves"]]
