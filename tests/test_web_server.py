@@ -287,6 +287,35 @@ def test_an_external_engine_plays_only_with_allow_engines(tmp_path):
         assert game["my_turn"] and any(h["player"] == "a" for h in game["history"])
 
 
+@pytest.mark.parametrize("command", ["/nonexistent/dnoir-engine", "true"])
+def test_an_external_engine_that_does_not_start_is_a_400_naming_it(command):
+    # a command that is not there, and one that exits instead of answering the handshake:
+    # the player's choice of engine at fault (a 400 with the engine's reason), not a 500
+    with TestClient(create_app(Settings(allow_engines=True)), raise_server_exceptions=False) as c:
+        r = c.post("/api/game", json={"engine": f"cmd:{command}", "seed": 1})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"].startswith(f"engine: cmd:{command} does not start (crash: ")
+        assert len(c.app.state.games) == 0
+
+
+def test_each_game_has_an_external_engine_of_its_own(tmp_path):
+    # one process shared by two games would interleave their questions (two engine threads
+    # at once) and each new game's `newgame` would reset the other's
+    from pathlib import Path
+
+    scripted = Path(__file__).parent / "engines" / "scripted.py"
+    spec = f"cmd:{sys.executable} {scripted} {tmp_path}"
+    with TestClient(create_app(Settings(allow_engines=True))) as c:
+        games = [c.post("/api/game", json={"seat": "b", "engine": spec, "seed": seed}).json() for seed in (1, 2)]
+        bots = [c.app.state.games.get(g["id"]).bot for g in games]
+        assert bots[0] is not bots[1] and bots[0].proc.pid != bots[1].proc.pid
+        assert len(list(tmp_path.glob("*.pid"))) == 2  # two launches
+        for g in games:  # both play on
+            if g["my_turn"]:
+                g = c.post(f"/api/game/{g['id']}/move", json={"move": g["view"]["legal"][0]}).json()
+            assert c.post(f"/api/game/{g['id']}/engine", json={}).json()["my_turn"]
+
+
 def test_a_move_while_the_engine_thinks_is_refused_not_waited_for(client):
     game = client.post("/api/game", json={"seat": "a", "engine": "random", "seed": 1}).json()
     session = client.app.state.games.get(game["id"])

@@ -31,7 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from solver.agents.bots import check_spec
-from solver.agents.external import EngineFault
+from solver.agents.external import EngineFault, ExternalBot
 from solver.base.bounds import MAX_SEED
 from solver.errors import DnoirError, PositionError, RecordError, SpecError
 from solver.agents.arena import make_player
@@ -138,6 +138,23 @@ def check_engine(spec, allow_engines: bool) -> str:
     return spec
 
 
+def start_engine(spec: str, seed: int):
+    """The engine of one new game, started and ready (`new_game` done); SpecError (a 400) when it
+    does not start, with the engine's own reason.
+
+    Blocks (an external engine's handshake may take seconds), so the app calls it in a thread.
+    An external engine is a process of this game's own, not the one `make_player` shares
+    between the games of a process: two games at once would otherwise interleave their
+    questions on one engine, and each new game's `newgame` would reset the other's."""
+    bot = ExternalBot(spec[4:].strip(), seed=seed) if spec.startswith("cmd:") else make_player(spec, seed)
+    try:
+        bot.new_game()
+    except EngineFault as e:
+        bot.close()
+        raise SpecError(f"engine: {spec[:80]} does not start ({e})") from None
+    return bot
+
+
 class GameSession:
     """A game against the engine from one seat (solver.interfaces.play.Game) and the engine playing the other."""
 
@@ -209,11 +226,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     games = Games()
     shutdown = threading.Event()
 
-    async def in_daemon_thread(fn):
-        """`fn()` in a thread of its own holding a search slot (429 when none is free). The
-        request waits for it, but a server that stops does not: the answer is then 503 and the
-        thread, a daemon, ends with the process (a bot's move cannot be interrupted)."""
-        capacity.acquire()
+    async def in_daemon_thread(fn, slot: bool = True):
+        """`fn()` in a thread of its own, holding a search slot (429 when none is free) unless
+        `slot` is False. The request waits for it, but a server that stops does not: the answer
+        is then 503 and the thread, a daemon, ends with the process (a bot's move, or an
+        engine's start, cannot be interrupted)."""
+        if slot:
+            capacity.acquire()
         done, box = threading.Event(), {}
 
         def target():
@@ -222,7 +241,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             except BaseException as e:  # noqa: BLE001 - handed to the request below
                 box["error"] = e
             finally:
-                capacity.release()
+                if slot:
+                    capacity.release()
                 done.set()
 
         threading.Thread(target=target, name="dnoir-web-search", daemon=True).start()
@@ -345,14 +365,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         seed = _number(data, "seed", int, 0, MAX_SEED, default=None)
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
-        try:
-            bot = make_player(spec, seed)
-        except DnoirError:
-            raise
-        except (OSError, RuntimeError) as e:  # an external engine that does not start
-            raise SpecError(f"engine: {spec} does not start ({e})") from None
+        bot = await in_daemon_thread(lambda: start_engine(spec, seed), slot=False)
         game = Game.versus(deal=Position.random_deal(seed), seat=PLAYERS.index(seat), engine=spec, seed=seed)
-        bot.new_game()
         session = GameSession(game, bot)
         games.add(session)
         return JSONResponse(session.to_json())
