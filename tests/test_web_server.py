@@ -316,6 +316,55 @@ def test_each_game_has_an_external_engine_of_its_own(tmp_path):
             assert c.post(f"/api/game/{g['id']}/engine", json={}).json()["my_turn"]
 
 
+def engine_moves(c, game):
+    """The game after the engine's moves, making the player's first legal move first if it is
+    the player's turn."""
+    if game["my_turn"]:
+        game = c.post(f"/api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+    return c.post(f"/api/game/{game['id']}/engine", json={}).json()
+
+
+def test_only_the_engines_of_the_games_that_moved_last_keep_their_trees():
+    # tree reuse keeps an ISMCTS engine's tree from one move to the next (about 45 MB after a
+    # 1 s move): 32 games' trees would hold gigabytes, so only the `warm` last ones keep theirs,
+    # each in a pool of ENGINE_NODES
+    from solver.web.app import ENGINE_NODES
+
+    app = create_app(Settings())
+    app.state.games.warm = 2
+    with TestClient(app) as c:
+        games = [engine_moves(c, c.post("/api/game", json={"engine": "ismcts:iterations=300", "seed": seed}).json())
+                 for seed in range(5)]
+        bots = [app.state.games.get(g["id"]).bot for g in games]
+        assert all(b.config.max_nodes == ENGINE_NODES for b in bots)
+        assert [b.kept._search is not None for b in bots] == [False, False, False, True, True]
+        assert c.get("/api/status").json()["warm_engines"] == 2
+        engine_moves(c, c.get(f"/api/game/{games[0]['id']}").json())  # a cold game plays on
+        assert [b.kept._search is not None for b in bots] == [True, False, False, False, True]
+
+
+def test_the_engines_of_cold_and_dropped_games_stop(tmp_path):
+    # an external engine's process (which holds its own trees) is as costly: only the warm
+    # games keep theirs running; a cold game's engine starts again at its next move
+    from pathlib import Path
+
+    scripted = Path(__file__).parent / "engines" / "scripted.py"
+    spec = f"cmd:{sys.executable} {scripted} {tmp_path}"
+    app = create_app(Settings(allow_engines=True))
+    app.state.games.warm, app.state.games.size = 1, 2
+    with TestClient(app) as c:
+        first = c.post("/api/game", json={"seat": "b", "engine": spec, "seed": 1}).json()
+        bot = app.state.games.get(first["id"]).bot
+        assert bot.running
+        second = c.post("/api/game", json={"seat": "b", "engine": spec, "seed": 2}).json()
+        assert not bot.running and app.state.games.get(second["id"]).bot.running
+        assert engine_moves(c, first)["my_turn"] and bot.running  # started again
+        assert len(list(tmp_path.glob("*.pid"))) == 3
+        c.post("/api/game", json={"seat": "b", "engine": "random", "seed": 3})
+        c.post("/api/game", json={"seat": "b", "engine": "random", "seed": 4})  # both dropped
+        assert c.get(f"/api/game/{first['id']}").status_code == 404 and not bot.running
+
+
 def test_a_move_while_the_engine_thinks_is_refused_not_waited_for(client):
     game = client.post("/api/game", json={"seat": "a", "engine": "random", "seed": 1}).json()
     session = client.app.state.games.get(game["id"])
