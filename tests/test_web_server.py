@@ -550,6 +550,27 @@ def test_a_search_is_cancelled_when_its_client_goes_away():
         proc.wait(timeout=30)
 
 
+def test_a_one_shot_advice_is_cancelled_when_its_client_goes_away():
+    # GET /api/advise answers once, at the end: 2,000,000 iterations is seconds of search
+    # (over 3 s even at 600,000 a second), which stop within a slice once the client has gone
+    from urllib.parse import urlencode
+
+    proc, url = start_server("--max-searches", "1")
+    try:
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        query = urlencode({"dnp": EXAMPLE, "iterations": 2_000_000})
+        sock.sendall(f"GET /api/advise?{query} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        assert wait_for(lambda: status(url)["searches"] == 1)
+        sock.close()
+        left = time.monotonic()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert time.monotonic() - left < 3.0, "the search went on after its client left"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
 def test_serve_refuses_a_port_in_use_in_one_line():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

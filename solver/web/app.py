@@ -363,9 +363,24 @@ def create_app(settings: Settings | None = None) -> Starlette:
         seconds = _number(q, "seconds", float, 0.01, 10.0)
         seed = _number(q, "seed", int, 0, MAX_SEED, default=0)
         limit = Limit(seconds=seconds if seconds or iterations else 1.0, iterations=iterations)
+        # the search stops within a slice when the client goes away (as a stream does) or the
+        # server stops: up to 2,000,000 iterations is many seconds nobody would wait for
+        gone = threading.Event()
+
+        async def watch():
+            while not await request.is_disconnected():
+                await anyio.sleep(SLICE_SECONDS / 2)
+            gone.set()
+
         with capacity.slot():
-            advice = await anyio.to_thread.run_sync(
-                lambda: advise(pos, limit, threads=1, seed=seed, max_nodes=settings.analysis_nodes, stop=shutdown))
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(watch)
+                try:
+                    advice = await anyio.to_thread.run_sync(lambda: advise(
+                        pos, limit, threads=1, seed=seed, max_nodes=settings.analysis_nodes,
+                        stop=lambda: gone.is_set() or shutdown.is_set()))
+                finally:
+                    tasks.cancel_scope.cancel()  # the watch ends with the search
         return JSONResponse(advice.to_dict())
 
     async def advise_stream(request: Request) -> Response:
