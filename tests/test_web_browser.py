@@ -13,6 +13,7 @@ Waits poll with generous bounds: nothing here depends on a tight wall-clock marg
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -142,6 +143,16 @@ def shot(d, shots: Path, name: str, full: bool = False) -> Path:
     return path
 
 
+def shows_win_draw_loss(d, box="a-advice") -> bool:
+    """Every advice row shows its win, draw and loss rates, once (a column on a wide screen,
+    under the expected score on a phone)."""
+    # read in one script: the panel is redrawn every slice, so elements found one by one go stale
+    shown = d.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((row) => [...row.querySelectorAll('[data-role=wdl]')]"
+        ".filter((e) => e.offsetParent !== null).map((e) => e.textContent))", f"#{box} tr[data-move]")
+    return bool(shown) and all(len(s) == 1 and re.fullmatch(r"\D*\d+%\D+\d+%\D+\d+%", s[0]) for s in shown)
+
+
 def iterations(d, box="a-advice") -> int:
     return int(d.find_element(By.ID, box).get_attribute("data-iterations") or 0)
 
@@ -178,7 +189,7 @@ def test_set_up_a_position_by_clicking_and_watch_the_advice_fill_in(desktop, url
     wait(d, lambda d: len(css(d, "#a-advice tr[data-move]")) == 6)
     first = iterations(d)
     wait(d, lambda d: iterations(d) > first)
-    assert "ISMCTS" in text(d, "a-advice")
+    assert "ISMCTS" in text(d, "a-advice") and shows_win_draw_loss(d)
     d.execute_script("document.getElementById('setup').open = false")
     shot(d, shots, "analyse-1280")
     click(d, "#a-advice [data-role=stop]")
@@ -385,6 +396,7 @@ def test_phone_width(driver, url, shots):
         wait(d, lambda d: len(css(d, "#a-advice tr[data-move]")) == 3 and iterations(d) > 0)
         width = d.execute_script("return document.documentElement.scrollWidth")
         assert width <= 400, f"the page is {width} px wide on a 390 px screen"
+        assert shows_win_draw_loss(d)  # under the expected score: the column does not fit
         shot(d, shots, "analyse-390", full=True)
         click(d, "#a-advice [data-role=stop]")
         d.get(url + "?tab=play")

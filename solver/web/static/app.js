@@ -301,9 +301,17 @@ class AdvicePanel {
       }
       track.appendChild(el("div", "half"));
       bar.appendChild(track); tr.appendChild(bar);
-      tr.appendChild(el("td", "", fmt(m.expected) + (m.se > 0 ? " \u00b1" + fmt(1.96 * m.se) : "")));
       const p0 = (v) => (100 * v).toFixed(0) + "%";
-      tr.appendChild(el("td", "w", eq ? "\u2014" : `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}`));
+      const wdl = eq ? "\u2014" : `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}`;
+      const score = el("td", "", fmt(m.expected) + (m.se > 0 ? " \u00b1" + fmt(1.96 * m.se) : ""));
+      // on a phone the win/draw/loss column does not fit: the same figures go under the score
+      // (app.css shows one or the other)
+      if (!eq) {
+        const sub = el("div", "wdl-sub", `W ${p0(m.win)} D ${p0(m.draw)} L ${p0(m.loss)}`);
+        sub.dataset.role = "wdl"; score.appendChild(sub);
+      }
+      tr.appendChild(score);
+      const wcell = el("td", "w", wdl); wcell.dataset.role = "wdl"; tr.appendChild(wcell);
       tr.appendChild(el("td", "", signed(m.margin)));
       tr.appendChild(el("td", "", eq ? fmt(m.share, 2) : m.visits === null ? "\u2014" : `${compact(m.visits)} \u00b7 ${(100 * m.share).toFixed(0)}%`));
       t.appendChild(tr);
