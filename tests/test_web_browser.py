@@ -66,8 +66,15 @@ def match_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def url(match_file):
-    proc, address = start_server("--match", str(match_file), "--sprt", "0,10", "--max-searches", "4")
+def live_file(tmp_path_factory) -> Path:
+    """A match file that a `dnoir match --out` run during the test writes (not there at first)."""
+    return tmp_path_factory.mktemp("live") / "live.jsonl"
+
+
+@pytest.fixture(scope="module")
+def url(match_file, live_file):
+    proc, address = start_server("--match", str(match_file), "--match", str(live_file), "--sprt", "0,10",
+                                 "--max-searches", "4")
     yield address
     proc.send_signal(signal.SIGINT)
     try:
@@ -380,12 +387,20 @@ def test_follow_a_real_table(desktop, url):
         ["5", "6", "8", "+2", "C"]
 
 
-def test_the_live_match_view(desktop, url):
+def test_the_live_match_view(desktop, url, live_file):
     d = desktop
     d.get(url + "?tab=match")
     wait(d, lambda d: css(d, "[data-role=pairing]"))
     view = text(d, "m-files")
     assert "games.jsonl: 4 games" in view and "random vs greedy" in view and "SPRT" in view and "LLR" in view
+    assert "Elo" in view and "pairs by points" in view
+    assert "live.jsonl: 0 games (not there yet)" in view
+    # a match started now: the open page shows its games as they are written, without a reload
+    subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "greedy", "random", "--pairs", "3", "--workers", "1",
+                    "--seed", "4", "--out", str(live_file)], check=True, capture_output=True)
+    wait(d, lambda d: "live.jsonl: 6 games" in text(d, "m-files"))
+    live = css(d, "[data-role=pairing]")[-1].text
+    assert "greedy vs random" in live and "LLR" in live
 
 
 def test_phone_width(driver, url, shots):
