@@ -401,6 +401,40 @@ def test_track_start_and_events(client):
     assert pos["hands"][0] is None and pos["hand_sizes"][0] == 4
 
 
+def test_a_tracked_game_followed_to_its_end_then_reviewed(client):
+    # the page's Track flow over a whole game: the start, each move as /api/position events
+    # (the opponent's card from what it `playable` offers), the new hand at each round start,
+    # the end with both scores, then the record the page builds reviewed from its seat
+    import random
+
+    from solver.rules.cards import KINDS, format_counts
+    from solver.rules.position import Position
+
+    rng = random.Random(5)
+    full = Position.random_deal(5)
+    start = client.post("/api/track", json={"seat": "b", "first": "ab"[full.to_move], "hand": format_counts(full.hands[1]),
+                                            "line": "".join(KINDS[k] for k in full.line)}).json()["start"]
+    assert start == str(full.view("b"))
+    events = []
+    while not full.is_over:
+        pos = client.get("/api/position", params={"dnp": start, "moves": " ".join(events)}).json()
+        move = rng.choice(full.legal_moves())
+        offered = pos["legal"] if pos["to_move"] == "b" else pos["playable"]
+        assert str(move) in offered
+        events.append(str(move))
+        after = full.play(move)
+        if after.round != full.round and not after.is_over:
+            events.append("hand:" + format_counts(after.hands[1]))
+        full = after
+    end = client.get("/api/position", params={"dnp": start, "moves": " ".join(events)}).json()
+    assert end["over"] and end["result"] == client.get("/api/position", params={"dnp": str(full)}).json()["result"]
+    record = {"kind": "track", "seat": "b", "start": start, "events": " ".join(events)}
+    got = lines(client.post("/api/review", json={"record": record, "iterations": 100}))
+    decisions = [g["decision"] for g in got if "decision" in g]
+    assert decisions and {d["player"] for d in decisions} == {"b"}
+    assert got[-1]["done"] and set(got[-1]["summary"]) == {"b"}
+
+
 def test_the_match_view_reads_the_files_given_at_start_up(tmp_path):
     out = tmp_path / "games.jsonl"
     subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2", "--workers", "1",
