@@ -605,6 +605,32 @@ def test_a_one_shot_advice_is_cancelled_when_its_client_goes_away():
         proc.wait(timeout=30)
 
 
+def test_an_engine_move_is_abandoned_when_its_player_goes_away():
+    # a 10 s engine move for a closed tab: the search stops within a slice and its move is not
+    # played; the game waits for the engine as it was
+    import httpx
+
+    proc, url = start_server("--max-searches", "1")
+    try:
+        game = httpx.post(url + "api/game", json={"seat": "b", "engine": "ismcts:time=10", "seed": 1}).json()
+        if game["my_turn"]:
+            game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(f"POST /api/game/{game['id']}/engine HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+        assert wait_for(lambda: status(url)["searches"] == 1)
+        sock.close()
+        left = time.monotonic()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert time.monotonic() - left < 3.0, "the engine went on thinking after its player left"
+        now = httpx.get(url + f"api/game/{game['id']}").json()
+        assert now["history"] == game["history"] and now["engine_to_move"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
 def test_serve_refuses_a_port_in_use_in_one_line():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

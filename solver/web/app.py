@@ -286,11 +286,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
     games = Games()
     shutdown = threading.Event()
 
-    async def in_daemon_thread(fn, slot: bool = True):
+    async def in_daemon_thread(fn, slot: bool = True, request: Request | None = None, gone: threading.Event | None = None):
         """`fn()` in a thread of its own, holding a search slot (429 when none is free) unless
         `slot` is False. The request waits for it, but a server that stops does not: the answer
         is then 503 and the thread, a daemon, ends with the process (a bot's move, or an
-        engine's start, cannot be interrupted)."""
+        engine's start, cannot be interrupted). With `request` and `gone`, `gone` is set the
+        moment the request's client goes away, for `fn` to stop early."""
         if slot:
             capacity.acquire()
         done, box = threading.Event(), {}
@@ -310,6 +311,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         while not done.is_set():
             if shutdown.is_set():
                 raise HTTPException(503, "the server is stopping")
+            if gone is not None and not gone.is_set() and await request.is_disconnected():
+                gone.set()
             await anyio.sleep(delay)
             delay = min(0.05, 2 * delay)
         if "error" in box:
@@ -366,21 +369,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         # the search stops within a slice when the client goes away (as a stream does) or the
         # server stops: up to 2,000,000 iterations is many seconds nobody would wait for
         gone = threading.Event()
-
-        async def watch():
-            while not await request.is_disconnected():
-                await anyio.sleep(SLICE_SECONDS / 2)
-            gone.set()
-
-        with capacity.slot():
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(watch)
-                try:
-                    advice = await anyio.to_thread.run_sync(lambda: advise(
-                        pos, limit, threads=1, seed=seed, max_nodes=settings.analysis_nodes,
-                        stop=lambda: gone.is_set() or shutdown.is_set()))
-                finally:
-                    tasks.cancel_scope.cancel()  # the watch ends with the search
+        advice = await in_daemon_thread(lambda: advise(pos, limit, threads=1, seed=seed, max_nodes=settings.analysis_nodes,
+                                                       stop=lambda: gone.is_set() or shutdown.is_set()),
+                                        request=request, gone=gone)
         return JSONResponse(advice.to_dict())
 
     async def advise_stream(request: Request) -> Response:
@@ -472,8 +463,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
             return JSONResponse(session.to_json())
 
     async def game_engine(request: Request) -> Response:
-        """The engine's moves until it is the player's turn again (or the game ends)."""
+        """The engine's moves until it is the player's turn again (or the game ends).
+
+        When the player goes away (the tab closed) an ISMCTS engine's search stops within a
+        slice, and the move it was making is not played: the game waits, as it was, for the
+        next request to ask the engine again."""
         session = games.get(request.path_params["id"])
+        gone = threading.Event()
 
         def run():
             try:
@@ -481,12 +477,17 @@ def create_app(settings: Settings | None = None) -> Starlette:
                     game = session.game
                     while not game.position.is_over and not game.my_turn and not shutdown.is_set():
                         pos = game.position
-                        game.push(str(session.bot.choose(pos.view(PLAYERS[pos.to_move]))))
+                        view = pos.view(PLAYERS[pos.to_move])
+                        bot = session.bot
+                        move = bot.choose(view, stop=gone) if isinstance(bot, IsmctsBot) else bot.choose(view)
+                        if gone.is_set():
+                            break
+                        game.push(str(move))
             finally:
                 games.moved(session)
 
         try:
-            await in_daemon_thread(run)
+            await in_daemon_thread(run, request=request, gone=gone)
         except EngineFault as e:
             return error(502, f"the engine failed ({e}); the game stops here")
         return JSONResponse(session.to_json())
