@@ -631,6 +631,32 @@ def test_an_engine_move_is_abandoned_when_its_player_goes_away():
         proc.wait(timeout=30)
 
 
+def test_a_review_stops_when_its_client_goes_away():
+    # 12 decisions searched 2 s each (24 s) for a closed tab: the review ends with the
+    # decision in progress
+    proc, url = start_server("--max-searches", "1")
+    try:
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        record = {"deal": "75 688+2-1/55888 ./. 1 a - +27-1778+2+37+286-276+4C65-36+3C-17-3-256C 8-2-2",
+                  "moves": "-1 T 8 5 +2 5 6 8 8 8 T 8"}
+        body = json.dumps({"record": record, "seconds": 2}).encode()
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(b"POST /api/review HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (host.encode(), int(port), len(body), body))
+        got = b""
+        while b"decision" not in got:  # the first decision is graded: the second is being searched
+            chunk = sock.recv(65536)
+            assert chunk, "the review ended before its first decision"
+            got += chunk
+        sock.close()
+        left = time.monotonic()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert time.monotonic() - left < 6.0, "the review went on after its client left"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
 def test_serve_refuses_a_port_in_use_in_one_line():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
