@@ -463,8 +463,11 @@ def test_memory_stays_bounded_over_1000_requests():
                 kind = i % 10
                 if kind < 6:
                     assert c.get("/api/position", params={"dnp": EXAMPLE, "moves": "8" if i % 2 else ""}).status_code == 200
-                elif kind < 9:
+                elif kind < 8:
                     assert c.post("/api/game", json={"engine": "random", "seed": i}).status_code == 200
+                elif kind < 9:  # an ISMCTS engine's move: its tree is kept for its next one
+                    game = c.post("/api/game", json={"engine": "ismcts:iterations=200", "seed": i}).json()
+                    assert engine_moves(c, game)["my_turn"]
                 else:
                     assert c.post("/api/advise", json={"dnp": EXAMPLE, "seconds": 0.05, "seed": i}).status_code == 200
             grown = tracemalloc.get_traced_memory()[0] - base
@@ -472,6 +475,10 @@ def test_memory_stays_bounded_over_1000_requests():
             tracemalloc.stop()
     assert len(app.state.games) <= 32 and len(app.state.analyses) <= 8
     assert app.state.capacity.running == 0
+    # the trees, out of tracemalloc's sight (the compiled core's memory), of 4 engines only
+    from solver.web.app import MAX_WARM_ENGINES
+    trees = sum(s.bot.kept._search is not None for s in app.state.games._items.values() if hasattr(s.bot, "kept"))
+    assert 0 < trees <= MAX_WARM_ENGINES
     assert grown < 30e6, f"{grown / 1e6:.1f} MB more after 800 requests"
 
 
