@@ -12,6 +12,7 @@ Without chromium and chromedriver the tests skip, unless DNOIR_BROWSER_TESTS=req
 Waits poll with generous bounds: nothing here depends on a tight wall-clock margin.
 """
 
+import json
 import os
 import re
 import shutil
@@ -334,14 +335,18 @@ def test_load_and_review_a_record_file(desktop, url, shots, match_file):
     # marks depend on how sure a timed search is: not asserted here (tests/test_web_server.py
     # checks them on a record whose round-4 grades are exact)
     assert len(css(d, "#r-graph circle")) >= 30
+    assert graph_within_its_box(d)
+    click(d, '#r-graph circle[data-ply="20"]')  # the graph is a way to a move too, as on lichess
+    wait(d, lambda d: "before move 20" in text(d, "r-board"))
     click(d, '#r-moves .mv[data-ply="10"]')
     wait(d, lambda d: "before move 10" in text(d, "r-board"))
     wait(d, lambda d: css(d, "#r-advice tr[data-move]"))
     shot(d, shots, "review-1280", full=True)
-    # what `dnoir review --json` printed is shown as it is, nothing searched again
+    # what `dnoir review --json` printed is shown as it is, nothing searched again; one seat's
+    # decisions only (every other ply): the graph still spans the game
     graded = match_file.parent / "review.jsonl"
     run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "review", str(match_file), "--game", "0", "--json",
-                          "--iterations", "200"], check=True, capture_output=True, text=True)
+                          "--iterations", "200", "--seat", "b"], check=True, capture_output=True, text=True)
     graded.write_text(run.stdout)
     count = len(run.stdout.splitlines())
     d.find_element(By.ID, "r-file").send_keys(str(graded))
@@ -349,6 +354,17 @@ def test_load_and_review_a_record_file(desktop, url, shots, match_file):
     click(d, "#r-go")
     wait(d, lambda d: "Reviewed decisions (from the file)" in text(d, "r-summary"))
     assert len(css(d, "#r-moves .mv")) == count and len(css(d, "#r-graph circle")) == count
+    assert graph_within_its_box(d)
+    last = max(json.loads(line)["ply"] for line in run.stdout.splitlines())
+    click(d, f'#r-graph circle[data-ply="{last}"]')
+    wait(d, lambda d: f"before move {last}" in text(d, "r-board"))
+
+
+def graph_within_its_box(d) -> bool:
+    """Every point of the review graph lies inside the graph's box, the last near its right end."""
+    width = float(d.find_element(By.ID, "r-graph").get_dom_attribute("viewBox").split()[2])
+    xs = [float(c.get_attribute("cx")) for c in css(d, "#r-graph circle")]
+    return bool(xs) and all(0 <= x <= width for x in xs) and max(xs) > 0.9 * width
 
 
 def test_follow_a_real_table(desktop, url):

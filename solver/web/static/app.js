@@ -726,11 +726,14 @@ async function selectReviewMove(m) {
   if (m.ply && !pos.over && pos.legal !== null) R.advice.start(pos.dnp); else R.advice.clear();
 }
 
-// lichess-like: a's expected score after each reviewed decision, 0.5 the middle line
+// lichess-like: a's expected score after each reviewed decision, 0.5 the middle line. The
+// graph is drawn at the width it has on screen (a stretched viewBox made the dots ovals) and
+// spans the game's plies, not the decisions reviewed (one seat's are every other ply).
 function drawGraph() {
   const svg = $("r-graph");
-  const W = 600, H = 160;
-  const n = R.replay ? R.replay.moves.filter((m) => m.ply).length : 0;
+  const W = Math.round(svg.clientWidth) || 600, H = 160;
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const n = R.replay ? Math.max(0, ...R.replay.moves.map((m) => m.ply || 0)) : 0;
   let inner = `<rect x="0" y="0" width="${W}" height="${H}" fill="#f3efe6"/><line x1="0" y1="${H / 2}" x2="${W}" y2="${H / 2}" stroke="#999" stroke-dasharray="4 3"/>`;
   const pts = Object.values(R.decisions).sort((p, q) => p.ply - q.ply).map((d) => {
     const ea = d.player === "a" ? d.expected_played : 1 - d.expected_played;
@@ -749,6 +752,16 @@ function drawGraph() {
     }
   }
   svg.innerHTML = inner;
+}
+
+// a click on the graph shows the move nearest to it
+function clickGraph(ev) {
+  const plies = R.replay ? R.replay.moves.filter((m) => m.ply) : [];
+  if (!plies.length) return;
+  const box = $("r-graph").getBoundingClientRect();
+  const n = Math.max(...plies.map((m) => m.ply));
+  const at = ((ev.clientX - box.left) / box.width) * n + 0.5;  // the inverse of drawGraph's x
+  selectReviewMove(plies.reduce((best, m) => (Math.abs(m.ply - at) < Math.abs(best.ply - at) ? m : best)));
 }
 
 // ---- live match ---------------------------------------------------------------------------
@@ -830,6 +843,8 @@ function init() {
     catch (e) { $("err-r-file").textContent = e.message; $("r-game").innerHTML = ""; R.records = []; }
   });
   $("r-go").addEventListener("click", startReview);
+  $("r-graph").addEventListener("click", clickGraph);
+  window.addEventListener("resize", drawGraph);
   setInterval(refreshMatch, 2000);
   drawGraph();
   const q = new URLSearchParams(location.search);
