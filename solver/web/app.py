@@ -55,7 +55,7 @@ MAX_GAMES = 32  # games against the engine kept at once (least recently used dro
 # external engine's process) is kept for the games whose engine moved last only: 32 games'
 # trees or processes would hold gigabytes (a 1 s move leaves about 45 MB of tree).
 MAX_WARM_ENGINES = 4
-# An ISMCTS engine's node pool: 1,000,000 nodes, 59 MB (the CLI's default pool is 5,000,000
+# An ISMCTS engine's node pool: 1,000,000 nodes, 56 MB (the CLI's default pool is 5,000,000
 # nodes, 280 MB, which a 10 s move could fill); a full pool stops growing, the search goes on.
 ENGINE_NODES = 1_000_000
 MAX_ENGINE_SECONDS = 10.0
