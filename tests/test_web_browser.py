@@ -12,7 +12,9 @@ Without chromium and chromedriver the tests skip, unless DNOIR_BROWSER_TESTS=req
 Waits poll with generous bounds: nothing here depends on a tight wall-clock margin.
 """
 
+import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -65,8 +67,15 @@ def match_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def url(match_file):
-    proc, address = start_server("--match", str(match_file), "--sprt", "0,10", "--max-searches", "4")
+def live_file(tmp_path_factory) -> Path:
+    """A match file that a `dnoir match --out` run during the test writes (not there at first)."""
+    return tmp_path_factory.mktemp("live") / "live.jsonl"
+
+
+@pytest.fixture(scope="module")
+def url(match_file, live_file):
+    proc, address = start_server("--match", str(match_file), "--match", str(live_file), "--sprt", "0,10",
+                                 "--max-searches", "4")
     yield address
     proc.send_signal(signal.SIGINT)
     try:
@@ -142,6 +151,16 @@ def shot(d, shots: Path, name: str, full: bool = False) -> Path:
     return path
 
 
+def shows_win_draw_loss(d, box="a-advice") -> bool:
+    """Every advice row shows its win, draw and loss rates, once (a column on a wide screen,
+    under the expected score on a phone)."""
+    # read in one script: the panel is redrawn every slice, so elements found one by one go stale
+    shown = d.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((row) => [...row.querySelectorAll('[data-role=wdl]')]"
+        ".filter((e) => e.offsetParent !== null).map((e) => e.textContent))", f"#{box} tr[data-move]")
+    return bool(shown) and all(len(s) == 1 and re.fullmatch(r"\D*\d+%\D+\d+%\D+\d+%", s[0]) for s in shown)
+
+
 def iterations(d, box="a-advice") -> int:
     return int(d.find_element(By.ID, box).get_attribute("data-iterations") or 0)
 
@@ -178,7 +197,7 @@ def test_set_up_a_position_by_clicking_and_watch_the_advice_fill_in(desktop, url
     wait(d, lambda d: len(css(d, "#a-advice tr[data-move]")) == 6)
     first = iterations(d)
     wait(d, lambda d: iterations(d) > first)
-    assert "ISMCTS" in text(d, "a-advice")
+    assert "ISMCTS" in text(d, "a-advice") and shows_win_draw_loss(d)
     d.execute_script("document.getElementById('setup').open = false")
     shot(d, shots, "analyse-1280")
     click(d, "#a-advice [data-role=stop]")
@@ -316,14 +335,18 @@ def test_load_and_review_a_record_file(desktop, url, shots, match_file):
     # marks depend on how sure a timed search is: not asserted here (tests/test_web_server.py
     # checks them on a record whose round-4 grades are exact)
     assert len(css(d, "#r-graph circle")) >= 30
+    assert graph_within_its_box(d)
+    click(d, '#r-graph circle[data-ply="20"]')  # the graph is a way to a move too, as on lichess
+    wait(d, lambda d: "before move 20" in text(d, "r-board"))
     click(d, '#r-moves .mv[data-ply="10"]')
     wait(d, lambda d: "before move 10" in text(d, "r-board"))
     wait(d, lambda d: css(d, "#r-advice tr[data-move]"))
     shot(d, shots, "review-1280", full=True)
-    # what `dnoir review --json` printed is shown as it is, nothing searched again
+    # what `dnoir review --json` printed is shown as it is, nothing searched again; one seat's
+    # decisions only (every other ply): the graph still spans the game
     graded = match_file.parent / "review.jsonl"
     run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "review", str(match_file), "--game", "0", "--json",
-                          "--iterations", "200"], check=True, capture_output=True, text=True)
+                          "--iterations", "200", "--seat", "b"], check=True, capture_output=True, text=True)
     graded.write_text(run.stdout)
     count = len(run.stdout.splitlines())
     d.find_element(By.ID, "r-file").send_keys(str(graded))
@@ -331,6 +354,17 @@ def test_load_and_review_a_record_file(desktop, url, shots, match_file):
     click(d, "#r-go")
     wait(d, lambda d: "Reviewed decisions (from the file)" in text(d, "r-summary"))
     assert len(css(d, "#r-moves .mv")) == count and len(css(d, "#r-graph circle")) == count
+    assert graph_within_its_box(d)
+    last = max(json.loads(line)["ply"] for line in run.stdout.splitlines())
+    click(d, f'#r-graph circle[data-ply="{last}"]')
+    wait(d, lambda d: f"before move {last}" in text(d, "r-board"))
+
+
+def graph_within_its_box(d) -> bool:
+    """Every point of the review graph lies inside the graph's box, the last near its right end."""
+    width = float(d.find_element(By.ID, "r-graph").get_dom_attribute("viewBox").split()[2])
+    xs = [float(c.get_attribute("cx")) for c in css(d, "#r-graph circle")]
+    return bool(xs) and all(0 <= x <= width for x in xs) and max(xs) > 0.9 * width
 
 
 def test_follow_a_real_table(desktop, url):
@@ -369,12 +403,20 @@ def test_follow_a_real_table(desktop, url):
         ["5", "6", "8", "+2", "C"]
 
 
-def test_the_live_match_view(desktop, url):
+def test_the_live_match_view(desktop, url, live_file):
     d = desktop
     d.get(url + "?tab=match")
     wait(d, lambda d: css(d, "[data-role=pairing]"))
     view = text(d, "m-files")
     assert "games.jsonl: 4 games" in view and "random vs greedy" in view and "SPRT" in view and "LLR" in view
+    assert "Elo" in view and "pairs by points" in view
+    assert "live.jsonl: 0 games (not there yet)" in view
+    # a match started now: the open page shows its games as they are written, without a reload
+    subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "greedy", "random", "--pairs", "3", "--workers", "1",
+                    "--seed", "4", "--out", str(live_file)], check=True, capture_output=True)
+    wait(d, lambda d: "live.jsonl: 6 games" in text(d, "m-files"))
+    live = css(d, "[data-role=pairing]")[-1].text
+    assert "greedy vs random" in live and "LLR" in live
 
 
 def test_phone_width(driver, url, shots):
@@ -385,6 +427,7 @@ def test_phone_width(driver, url, shots):
         wait(d, lambda d: len(css(d, "#a-advice tr[data-move]")) == 3 and iterations(d) > 0)
         width = d.execute_script("return document.documentElement.scrollWidth")
         assert width <= 400, f"the page is {width} px wide on a 390 px screen"
+        assert shows_win_draw_loss(d)  # under the expected score: the column does not fit
         shot(d, shots, "analyse-390", full=True)
         click(d, "#a-advice [data-role=stop]")
         d.get(url + "?tab=play")

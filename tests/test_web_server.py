@@ -287,6 +287,84 @@ def test_an_external_engine_plays_only_with_allow_engines(tmp_path):
         assert game["my_turn"] and any(h["player"] == "a" for h in game["history"])
 
 
+@pytest.mark.parametrize("command", ["/nonexistent/dnoir-engine", "true"])
+def test_an_external_engine_that_does_not_start_is_a_400_naming_it(command):
+    # a command that is not there, and one that exits instead of answering the handshake:
+    # the player's choice of engine at fault (a 400 with the engine's reason), not a 500
+    with TestClient(create_app(Settings(allow_engines=True)), raise_server_exceptions=False) as c:
+        r = c.post("/api/game", json={"engine": f"cmd:{command}", "seed": 1})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"].startswith(f"engine: cmd:{command} does not start (crash: ")
+        assert len(c.app.state.games) == 0
+
+
+def test_each_game_has_an_external_engine_of_its_own(tmp_path):
+    # one process shared by two games would interleave their questions (two engine threads
+    # at once) and each new game's `newgame` would reset the other's
+    from pathlib import Path
+
+    scripted = Path(__file__).parent / "engines" / "scripted.py"
+    spec = f"cmd:{sys.executable} {scripted} {tmp_path}"
+    with TestClient(create_app(Settings(allow_engines=True))) as c:
+        games = [c.post("/api/game", json={"seat": "b", "engine": spec, "seed": seed}).json() for seed in (1, 2)]
+        bots = [c.app.state.games.get(g["id"]).bot for g in games]
+        assert bots[0] is not bots[1] and bots[0].proc.pid != bots[1].proc.pid
+        assert len(list(tmp_path.glob("*.pid"))) == 2  # two launches
+        for g in games:  # both play on
+            if g["my_turn"]:
+                g = c.post(f"/api/game/{g['id']}/move", json={"move": g["view"]["legal"][0]}).json()
+            assert c.post(f"/api/game/{g['id']}/engine", json={}).json()["my_turn"]
+
+
+def engine_moves(c, game):
+    """The game after the engine's moves, making the player's first legal move first if it is
+    the player's turn."""
+    if game["my_turn"]:
+        game = c.post(f"/api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+    return c.post(f"/api/game/{game['id']}/engine", json={}).json()
+
+
+def test_only_the_engines_of_the_games_that_moved_last_keep_their_trees():
+    # tree reuse keeps an ISMCTS engine's tree from one move to the next (about 45 MB after a
+    # 1 s move): 32 games' trees would hold gigabytes, so only the `warm` last ones keep theirs,
+    # each in a pool of ENGINE_NODES
+    from solver.web.app import ENGINE_NODES
+
+    app = create_app(Settings())
+    app.state.games.warm = 2
+    with TestClient(app) as c:
+        games = [engine_moves(c, c.post("/api/game", json={"engine": "ismcts:iterations=300", "seed": seed}).json())
+                 for seed in range(5)]
+        bots = [app.state.games.get(g["id"]).bot for g in games]
+        assert all(b.config.max_nodes == ENGINE_NODES for b in bots)
+        assert [b.kept._search is not None for b in bots] == [False, False, False, True, True]
+        assert c.get("/api/status").json()["warm_engines"] == 2
+        engine_moves(c, c.get(f"/api/game/{games[0]['id']}").json())  # a cold game plays on
+        assert [b.kept._search is not None for b in bots] == [True, False, False, False, True]
+
+
+def test_the_engines_of_cold_and_dropped_games_stop(tmp_path):
+    # an external engine's process (which holds its own trees) is as costly: only the warm
+    # games keep theirs running; a cold game's engine starts again at its next move
+    from pathlib import Path
+
+    scripted = Path(__file__).parent / "engines" / "scripted.py"
+    spec = f"cmd:{sys.executable} {scripted} {tmp_path}"
+    app = create_app(Settings(allow_engines=True))
+    app.state.games.warm, app.state.games.size = 1, 2
+    with TestClient(app) as c:
+        first = c.post("/api/game", json={"seat": "b", "engine": spec, "seed": 1}).json()
+        bot = app.state.games.get(first["id"]).bot
+        assert bot.running
+        second = c.post("/api/game", json={"seat": "b", "engine": spec, "seed": 2}).json()
+        assert not bot.running and app.state.games.get(second["id"]).bot.running
+        assert engine_moves(c, first)["my_turn"] and bot.running  # started again
+        assert len(list(tmp_path.glob("*.pid"))) == 3
+        c.post("/api/game", json={"seat": "b", "engine": "random", "seed": 3})
+        c.post("/api/game", json={"seat": "b", "engine": "random", "seed": 4})  # both dropped
+        assert c.get(f"/api/game/{first['id']}").status_code == 404 and not bot.running
+
+
 def test_a_move_while_the_engine_thinks_is_refused_not_waited_for(client):
     game = client.post("/api/game", json={"seat": "a", "engine": "random", "seed": 1}).json()
     session = client.app.state.games.get(game["id"])
@@ -323,6 +401,40 @@ def test_track_start_and_events(client):
     assert pos["hands"][0] is None and pos["hand_sizes"][0] == 4
 
 
+def test_a_tracked_game_followed_to_its_end_then_reviewed(client):
+    # the page's Track flow over a whole game: the start, each move as /api/position events
+    # (the opponent's card from what it `playable` offers), the new hand at each round start,
+    # the end with both scores, then the record the page builds reviewed from its seat
+    import random
+
+    from solver.rules.cards import KINDS, format_counts
+    from solver.rules.position import Position
+
+    rng = random.Random(5)
+    full = Position.random_deal(5)
+    start = client.post("/api/track", json={"seat": "b", "first": "ab"[full.to_move], "hand": format_counts(full.hands[1]),
+                                            "line": "".join(KINDS[k] for k in full.line)}).json()["start"]
+    assert start == str(full.view("b"))
+    events = []
+    while not full.is_over:
+        pos = client.get("/api/position", params={"dnp": start, "moves": " ".join(events)}).json()
+        move = rng.choice(full.legal_moves())
+        offered = pos["legal"] if pos["to_move"] == "b" else pos["playable"]
+        assert str(move) in offered
+        events.append(str(move))
+        after = full.play(move)
+        if after.round != full.round and not after.is_over:
+            events.append("hand:" + format_counts(after.hands[1]))
+        full = after
+    end = client.get("/api/position", params={"dnp": start, "moves": " ".join(events)}).json()
+    assert end["over"] and end["result"] == client.get("/api/position", params={"dnp": str(full)}).json()["result"]
+    record = {"kind": "track", "seat": "b", "start": start, "events": " ".join(events)}
+    got = lines(client.post("/api/review", json={"record": record, "iterations": 100}))
+    decisions = [g["decision"] for g in got if "decision" in g]
+    assert decisions and {d["player"] for d in decisions} == {"b"}
+    assert got[-1]["done"] and set(got[-1]["summary"]) == {"b"}
+
+
 def test_the_match_view_reads_the_files_given_at_start_up(tmp_path):
     out = tmp_path / "games.jsonl"
     subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", "random", "greedy", "--pairs", "2", "--workers", "1",
@@ -351,8 +463,11 @@ def test_memory_stays_bounded_over_1000_requests():
                 kind = i % 10
                 if kind < 6:
                     assert c.get("/api/position", params={"dnp": EXAMPLE, "moves": "8" if i % 2 else ""}).status_code == 200
-                elif kind < 9:
+                elif kind < 8:
                     assert c.post("/api/game", json={"engine": "random", "seed": i}).status_code == 200
+                elif kind < 9:  # an ISMCTS engine's move: its tree is kept for its next one
+                    game = c.post("/api/game", json={"engine": "ismcts:iterations=200", "seed": i}).json()
+                    assert engine_moves(c, game)["my_turn"]
                 else:
                     assert c.post("/api/advise", json={"dnp": EXAMPLE, "seconds": 0.05, "seed": i}).status_code == 200
             grown = tracemalloc.get_traced_memory()[0] - base
@@ -360,6 +475,10 @@ def test_memory_stays_bounded_over_1000_requests():
             tracemalloc.stop()
     assert len(app.state.games) <= 32 and len(app.state.analyses) <= 8
     assert app.state.capacity.running == 0
+    # the trees, out of tracemalloc's sight (the compiled core's memory), of 4 engines only
+    from solver.web.app import MAX_WARM_ENGINES
+    trees = sum(s.bot.kept._search is not None for s in app.state.games._items.values() if hasattr(s.bot, "kept"))
+    assert 0 < trees <= MAX_WARM_ENGINES
     assert grown < 30e6, f"{grown / 1e6:.1f} MB more after 800 requests"
 
 
@@ -467,6 +586,79 @@ def test_a_search_is_cancelled_when_its_client_goes_away():
         assert wait_for(lambda: status(url)["searches"] == 0), "the search went on after its client left"
         import httpx
         assert httpx.post(url + "api/advise", json={"dnp": EXAMPLE, "seconds": 0.1}, timeout=30).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+def test_a_one_shot_advice_is_cancelled_when_its_client_goes_away():
+    # GET /api/advise answers once, at the end: 2,000,000 iterations is seconds of search
+    # (over 3 s even at 600,000 a second), which stop within a slice once the client has gone
+    from urllib.parse import urlencode
+
+    proc, url = start_server("--max-searches", "1")
+    try:
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        query = urlencode({"dnp": EXAMPLE, "iterations": 2_000_000})
+        sock.sendall(f"GET /api/advise?{query} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        assert wait_for(lambda: status(url)["searches"] == 1)
+        sock.close()
+        left = time.monotonic()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert time.monotonic() - left < 3.0, "the search went on after its client left"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+def test_an_engine_move_is_abandoned_when_its_player_goes_away():
+    # a 10 s engine move for a closed tab: the search stops within a slice and its move is not
+    # played; the game waits for the engine as it was
+    import httpx
+
+    proc, url = start_server("--max-searches", "1")
+    try:
+        game = httpx.post(url + "api/game", json={"seat": "b", "engine": "ismcts:time=10", "seed": 1}).json()
+        if game["my_turn"]:
+            game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(f"POST /api/game/{game['id']}/engine HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+        assert wait_for(lambda: status(url)["searches"] == 1)
+        sock.close()
+        left = time.monotonic()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert time.monotonic() - left < 3.0, "the engine went on thinking after its player left"
+        now = httpx.get(url + f"api/game/{game['id']}").json()
+        assert now["history"] == game["history"] and now["engine_to_move"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+def test_a_review_stops_when_its_client_goes_away():
+    # 12 decisions searched 2 s each (24 s) for a closed tab: the review ends with the
+    # decision in progress
+    proc, url = start_server("--max-searches", "1")
+    try:
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        record = {"deal": "75 688+2-1/55888 ./. 1 a - +27-1778+2+37+286-276+4C65-36+3C-17-3-256C 8-2-2",
+                  "moves": "-1 T 8 5 +2 5 6 8 8 8 T 8"}
+        body = json.dumps({"record": record, "seconds": 2}).encode()
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(b"POST /api/review HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (host.encode(), int(port), len(body), body))
+        got = b""
+        while b"decision" not in got:  # the first decision is graded: the second is being searched
+            chunk = sock.recv(65536)
+            assert chunk, "the review ended before its first decision"
+            got += chunk
+        sock.close()
+        left = time.monotonic()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert time.monotonic() - left < 6.0, "the review went on after its client left"
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)

@@ -183,10 +183,12 @@ class IsmctsBot(Bot):
         """Forget the trees kept from the last game."""
         self.kept.clear()
 
-    def choose(self, view: Position, limit: Limit | None = None) -> Move:
-        """The advised move; `limit` replaces the bot's own budget for this move."""
+    def choose(self, view: Position, limit: Limit | None = None, stop=None) -> Move:
+        """The advised move; `limit` replaces the bot's own budget for this move, and `stop` (an
+        Event or a callable, as `advise` takes it) ends the search early with its best move so
+        far (the web server's, when the player who waits for the move has gone)."""
         advice = advise(view, limit or self.limit, threads=self.threads, seed=self._next_seed(),
-                        config=self.config, kept=self.kept)
+                        config=self.config, kept=self.kept, stop=stop)
         return Move.parse(advice.best)
 
 

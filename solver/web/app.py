@@ -30,8 +30,8 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from solver.agents.bots import check_spec
-from solver.agents.external import EngineFault
+from solver.agents.bots import IsmctsBot, check_spec
+from solver.agents.external import EngineFault, ExternalBot
 from solver.base.bounds import MAX_SEED
 from solver.errors import DnoirError, PositionError, RecordError, SpecError
 from solver.agents.arena import make_player
@@ -51,6 +51,13 @@ MAX_STREAM_SECONDS = 120.0  # the longest one advice stream searches before it s
 MAX_REVIEW_SECONDS = 5.0  # a decision's budget before round 4
 MAX_REVIEW_ITERATIONS = 1_000_000
 MAX_GAMES = 32  # games against the engine kept at once (least recently used dropped first)
+# What an engine holds between its moves (an ISMCTS bot's tree, kept for tree reuse; an
+# external engine's process) is kept for the games whose engine moved last only: 32 games'
+# trees or processes would hold gigabytes (a 1 s move leaves about 45 MB of tree).
+MAX_WARM_ENGINES = 4
+# An ISMCTS engine's node pool: 1,000,000 nodes, 56 MB (the CLI's default pool is 5,000,000
+# nodes, 280 MB, which a 10 s move could fill); a full pool stops growing, the search goes on.
+ENGINE_NODES = 1_000_000
 MAX_ENGINE_SECONDS = 10.0
 MAX_ENGINE_ITERATIONS = 2_000_000
 MAX_ENGINE_WORLDS = 2000
@@ -138,6 +145,25 @@ def check_engine(spec, allow_engines: bool) -> str:
     return spec
 
 
+def start_engine(spec: str, seed: int):
+    """The engine of one new game, started and ready (`new_game` done); SpecError (a 400) when it
+    does not start, with the engine's own reason.
+
+    Blocks (an external engine's handshake may take seconds), so the app calls it in a thread.
+    An external engine is a process of this game's own, not the one `make_player` shares
+    between the games of a process: two games at once would otherwise interleave their
+    questions on one engine, and each new game's `newgame` would reset the other's."""
+    bot = ExternalBot(spec[4:].strip(), seed=seed) if spec.startswith("cmd:") else make_player(spec, seed)
+    if isinstance(bot, IsmctsBot) and bot.config.max_nodes > ENGINE_NODES:
+        bot.config = bot.config.replace(max_nodes=ENGINE_NODES)
+    try:
+        bot.new_game()
+    except EngineFault as e:
+        bot.close()
+        raise SpecError(f"engine: {spec[:80]} does not start ({e})") from None
+    return bot
+
+
 class GameSession:
     """A game against the engine from one seat (solver.interfaces.play.Game) and the engine playing the other."""
 
@@ -146,6 +172,21 @@ class GameSession:
         self.game = game
         self.bot = bot
         self.lock = threading.Lock()
+
+    def release(self) -> bool:
+        """Free what the engine keeps between its moves: an ISMCTS bot's tree, an external
+        engine's process (started again, with `newgame`, at its next move). Only while the
+        engine is not moving: a game whose engine is thinking is left as it is (False)."""
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            if isinstance(self.bot, IsmctsBot):
+                self.bot.kept.clear()
+            elif isinstance(self.bot, ExternalBot):
+                self.bot.close()
+        finally:
+            self.lock.release()
+        return True
 
     def to_json(self) -> dict:
         game = self.game
@@ -176,21 +217,57 @@ def held(session: GameSession):
 
 
 class Games:
-    """The games kept at once: at most MAX_GAMES, the least recently used dropped first."""
+    """The games kept at once: at most `size`, the least recently used dropped first; of
+    these, the engines of the `warm` games that moved last keep what they hold between moves.
 
-    def __init__(self, size: int = MAX_GAMES):
+    Memory stays bounded by the warm games' trees and processes (and the searches running),
+    not by every game kept. Releasing an engine may wait for an external one to quit, so
+    `add` and `moved` are called in a worker thread, never on the event loop.
+    """
+
+    def __init__(self, size: int = MAX_GAMES, warm: int = MAX_WARM_ENGINES):
         self.size = size
+        self.warm = warm
         self._items: OrderedDict[str, GameSession] = OrderedDict()
+        self._warm: OrderedDict[str, GameSession] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._items)
 
+    @property
+    def warm_engines(self) -> int:
+        """How many games' engines hold a tree or a process between moves now."""
+        return len(self._warm)
+
     def add(self, session: GameSession) -> None:
+        """Keep a new game (its engine, just started, is warm); the least recently used game
+        beyond `size` is dropped and its engine released."""
         with self._lock:
             self._items[session.id] = session
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            dropped = [self._items.popitem(last=False)[1] for _ in range(len(self._items) - self.size)]
+        for gone in dropped:
+            with self._lock:
+                self._warm.pop(gone.id, None)
+            gone.release()  # one thinking now is released by `moved` when its move ends
+        self.moved(session)
+
+    def moved(self, session: GameSession) -> None:
+        """`session`'s engine has just moved (its lock released): it keeps its tree or process
+        for its next move, and the warm engines beyond `warm` let go of theirs, but for one
+        that is thinking (it comes back here when its move ends)."""
+        with self._lock:
+            if session.id not in self._items:  # dropped while its engine thought
+                cold = [session]
+            else:
+                self._warm[session.id] = session
+                self._warm.move_to_end(session.id)
+                cold = [self._warm.popitem(last=False)[1] for _ in range(len(self._warm) - self.warm)]
+        for other in cold:
+            if not other.release():
+                with self._lock:
+                    if other.id in self._items:
+                        self._warm[other.id] = other  # thinking: it stays warm until it has moved
 
     def get(self, key: str) -> GameSession:
         with self._lock:
@@ -209,11 +286,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
     games = Games()
     shutdown = threading.Event()
 
-    async def in_daemon_thread(fn):
-        """`fn()` in a thread of its own holding a search slot (429 when none is free). The
-        request waits for it, but a server that stops does not: the answer is then 503 and the
-        thread, a daemon, ends with the process (a bot's move cannot be interrupted)."""
-        capacity.acquire()
+    async def in_daemon_thread(fn, slot: bool = True, request: Request | None = None, gone: threading.Event | None = None):
+        """`fn()` in a thread of its own, holding a search slot (429 when none is free) unless
+        `slot` is False. The request waits for it, but a server that stops does not: the answer
+        is then 503 and the thread, a daemon, ends with the process (a bot's move, or an
+        engine's start, cannot be interrupted). With `request` and `gone`, `gone` is set the
+        moment the request's client goes away, for `fn` to stop early."""
+        if slot:
+            capacity.acquire()
         done, box = threading.Event(), {}
 
         def target():
@@ -222,14 +302,19 @@ def create_app(settings: Settings | None = None) -> Starlette:
             except BaseException as e:  # noqa: BLE001 - handed to the request below
                 box["error"] = e
             finally:
-                capacity.release()
+                if slot:
+                    capacity.release()
                 done.set()
 
         threading.Thread(target=target, name="dnoir-web-search", daemon=True).start()
+        delay = 0.001  # short work (a game's start) answers at once, a long move is polled 20 times a second
         while not done.is_set():
             if shutdown.is_set():
                 raise HTTPException(503, "the server is stopping")
-            await anyio.sleep(0.05)
+            if gone is not None and not gone.is_set() and await request.is_disconnected():
+                gone.set()
+            await anyio.sleep(delay)
+            delay = min(0.05, 2 * delay)
         if "error" in box:
             raise box["error"]
         return box.get("value")
@@ -281,9 +366,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         seconds = _number(q, "seconds", float, 0.01, 10.0)
         seed = _number(q, "seed", int, 0, MAX_SEED, default=0)
         limit = Limit(seconds=seconds if seconds or iterations else 1.0, iterations=iterations)
-        with capacity.slot():
-            advice = await anyio.to_thread.run_sync(
-                lambda: advise(pos, limit, threads=1, seed=seed, max_nodes=settings.analysis_nodes, stop=shutdown))
+        # the search stops within a slice when the client goes away (as a stream does) or the
+        # server stops: up to 2,000,000 iterations is many seconds nobody would wait for
+        gone = threading.Event()
+        advice = await in_daemon_thread(lambda: advise(pos, limit, threads=1, seed=seed, max_nodes=settings.analysis_nodes,
+                                                       stop=lambda: gone.is_set() or shutdown.is_set()),
+                                        request=request, gone=gone)
         return JSONResponse(advice.to_dict())
 
     async def advise_stream(request: Request) -> Response:
@@ -345,16 +433,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
         seed = _number(data, "seed", int, 0, MAX_SEED, default=None)
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
-        try:
-            bot = make_player(spec, seed)
-        except DnoirError:
-            raise
-        except (OSError, RuntimeError) as e:  # an external engine that does not start
-            raise SpecError(f"engine: {spec} does not start ({e})") from None
         game = Game.versus(deal=Position.random_deal(seed), seat=PLAYERS.index(seat), engine=spec, seed=seed)
-        bot.new_game()
-        session = GameSession(game, bot)
-        games.add(session)
+
+        def start():
+            session = GameSession(game, start_engine(spec, seed))
+            games.add(session)
+            return session
+
+        session = await in_daemon_thread(start, slot=False)
         return JSONResponse(session.to_json())
 
     async def game_get(request: Request) -> Response:
@@ -377,18 +463,31 @@ def create_app(settings: Settings | None = None) -> Starlette:
             return JSONResponse(session.to_json())
 
     async def game_engine(request: Request) -> Response:
-        """The engine's moves until it is the player's turn again (or the game ends)."""
+        """The engine's moves until it is the player's turn again (or the game ends).
+
+        When the player goes away (the tab closed) an ISMCTS engine's search stops within a
+        slice, and the move it was making is not played: the game waits, as it was, for the
+        next request to ask the engine again."""
         session = games.get(request.path_params["id"])
+        gone = threading.Event()
 
         def run():
-            with session.lock:
-                game = session.game
-                while not game.position.is_over and not game.my_turn and not shutdown.is_set():
-                    pos = game.position
-                    game.push(str(session.bot.choose(pos.view(PLAYERS[pos.to_move]))))
+            try:
+                with session.lock:
+                    game = session.game
+                    while not game.position.is_over and not game.my_turn and not shutdown.is_set():
+                        pos = game.position
+                        view = pos.view(PLAYERS[pos.to_move])
+                        bot = session.bot
+                        move = bot.choose(view, stop=gone) if isinstance(bot, IsmctsBot) else bot.choose(view)
+                        if gone.is_set():
+                            break
+                        game.push(str(move))
+            finally:
+                games.moved(session)
 
         try:
-            await in_daemon_thread(run)
+            await in_daemon_thread(run, request=request, gone=gone)
         except EngineFault as e:
             return error(502, f"the engine failed ({e}); the game stops here")
         return JSONResponse(session.to_json())
@@ -458,7 +557,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def status(request: Request) -> Response:
         return JSONResponse(dict(searches=capacity.running, max_searches=capacity.limit, analyses=len(analyses),
-                                 games=len(games), allow_engines=settings.allow_engines,
+                                 games=len(games), warm_engines=games.warm_engines, allow_engines=settings.allow_engines,
                                  match_files=[os.path.basename(p) for p in settings.match_files]))
 
     # -- errors -------------------------------------------------------------------------

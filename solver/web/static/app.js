@@ -301,9 +301,17 @@ class AdvicePanel {
       }
       track.appendChild(el("div", "half"));
       bar.appendChild(track); tr.appendChild(bar);
-      tr.appendChild(el("td", "", fmt(m.expected) + (m.se > 0 ? " \u00b1" + fmt(1.96 * m.se) : "")));
       const p0 = (v) => (100 * v).toFixed(0) + "%";
-      tr.appendChild(el("td", "w", eq ? "\u2014" : `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}`));
+      const wdl = eq ? "\u2014" : `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}`;
+      const score = el("td", "", fmt(m.expected) + (m.se > 0 ? " \u00b1" + fmt(1.96 * m.se) : ""));
+      // on a phone the win/draw/loss column does not fit: the same figures go under the score
+      // (app.css shows one or the other)
+      if (!eq) {
+        const sub = el("div", "wdl-sub", `W ${p0(m.win)} D ${p0(m.draw)} L ${p0(m.loss)}`);
+        sub.dataset.role = "wdl"; score.appendChild(sub);
+      }
+      tr.appendChild(score);
+      const wcell = el("td", "w", wdl); wcell.dataset.role = "wdl"; tr.appendChild(wcell);
       tr.appendChild(el("td", "", signed(m.margin)));
       tr.appendChild(el("td", "", eq ? fmt(m.share, 2) : m.visits === null ? "\u2014" : `${compact(m.visits)} \u00b7 ${(100 * m.share).toFixed(0)}%`));
       t.appendChild(tr);
@@ -718,11 +726,14 @@ async function selectReviewMove(m) {
   if (m.ply && !pos.over && pos.legal !== null) R.advice.start(pos.dnp); else R.advice.clear();
 }
 
-// lichess-like: a's expected score after each reviewed decision, 0.5 the middle line
+// lichess-like: a's expected score after each reviewed decision, 0.5 the middle line. The
+// graph is drawn at the width it has on screen (a stretched viewBox made the dots ovals) and
+// spans the game's plies, not the decisions reviewed (one seat's are every other ply).
 function drawGraph() {
   const svg = $("r-graph");
-  const W = 600, H = 160;
-  const n = R.replay ? R.replay.moves.filter((m) => m.ply).length : 0;
+  const W = Math.round(svg.clientWidth) || 600, H = 160;
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const n = R.replay ? Math.max(0, ...R.replay.moves.map((m) => m.ply || 0)) : 0;
   let inner = `<rect x="0" y="0" width="${W}" height="${H}" fill="#f3efe6"/><line x1="0" y1="${H / 2}" x2="${W}" y2="${H / 2}" stroke="#999" stroke-dasharray="4 3"/>`;
   const pts = Object.values(R.decisions).sort((p, q) => p.ply - q.ply).map((d) => {
     const ea = d.player === "a" ? d.expected_played : 1 - d.expected_played;
@@ -741,6 +752,16 @@ function drawGraph() {
     }
   }
   svg.innerHTML = inner;
+}
+
+// a click on the graph shows the move nearest to it
+function clickGraph(ev) {
+  const plies = R.replay ? R.replay.moves.filter((m) => m.ply) : [];
+  if (!plies.length) return;
+  const box = $("r-graph").getBoundingClientRect();
+  const n = Math.max(...plies.map((m) => m.ply));
+  const at = ((ev.clientX - box.left) / box.width) * n + 0.5;  // the inverse of drawGraph's x
+  selectReviewMove(plies.reduce((best, m) => (Math.abs(m.ply - at) < Math.abs(best.ply - at) ? m : best)));
 }
 
 // ---- live match ---------------------------------------------------------------------------
@@ -822,6 +843,8 @@ function init() {
     catch (e) { $("err-r-file").textContent = e.message; $("r-game").innerHTML = ""; R.records = []; }
   });
   $("r-go").addEventListener("click", startReview);
+  $("r-graph").addEventListener("click", clickGraph);
+  window.addEventListener("resize", drawGraph);
   setInterval(refreshMatch, 2000);
   drawGraph();
   const q = new URLSearchParams(location.search);
