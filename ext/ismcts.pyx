@@ -378,7 +378,12 @@ cdef class Searcher:
         cdef int depth = 0, i, m, winner, how, p, made
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried, todo
-        cdef double best_score, score, reward, c, mean
+        cdef double best_score, score, c, mean
+        cdef double base[NMOVES]           # the tried children's scores before the per-hand term
+        cdef int32_t children[NMOVES]      # and their nodes, in move order
+        cdef int scored, j
+        cdef uint64_t code
+        cdef bint per_hand
         cdef bint extra = tuned or mw != 0
         cdef int best_order, half
         cdef Node *n
@@ -404,8 +409,14 @@ cdef class Searcher:
             e = NULL
             # (a hand with one legal move has no choice to learn: the same hand at the same node
             # always has that one move, so no entry is made for it)
-            if K > 0 and world.to_move != unseen.observer and n.visits >= HAND_MIN_VISITS and mask & (mask - 1):
-                e = self.hand_stats(node, hand_code(&world, world.to_move))
+            code = 0
+            per_hand = K > 0 and world.to_move != unseen.observer and n.visits >= HAND_MIN_VISITS \
+                and mask & (mask - 1)
+            if per_hand:
+                # the entry is looked up after the children are scored: ask for its line now
+                code = hand_code(&world, world.to_move)
+                DN_PREFETCH(&self.hands[self.hand_home(node, code)])
+            scored = 0
             if n.children != NO_NODE:
                 if DNOIR_CHECKED and mask & ~n.child_mask:
                     # possible_moves must hold every move of every world that reaches the node
@@ -417,27 +428,35 @@ cdef class Searcher:
                 while todo:
                     m = DN_CTZ(todo)
                     todo &= todo - 1
-                    ch = &self.nodes[n.children + slot_of(n.child_mask, m)]
+                    child = n.children + slot_of(n.child_mask, m)
+                    ch = &self.nodes[child]
                     if ch.avail == 0:
                         continue  # not tried yet
                     tried |= 1u << m
                     ch.avail += 1
-                    reward = 0.5 * ch.half_reward
-                    score = reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
+                    score = 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
                     if extra:  # off by default: the default path stays 388581d's formula and cost
                         score = extra_score(ch, c, mw, tuned)
-                    if e != NULL:
-                        i = hand_slot(&world, m)
-                        if e.visits[i] != 0:
-                            # the opponent's mean in the worlds where it held this hand, with the
-                            # shared mean counted as K visits of prior
-                            mean = reward / ch.visits
-                            score += (0.5 * e.half_reward[i] + K * mean) / (e.visits[i] + K) - mean
-                    # ties go to the child made last (the order of 388581d's newest-first list)
-                    if score > best_score or (score == best_score and (ch.order & 15) > best_order):
-                        best_score = score
-                        best_order = ch.order & 15
-                        best_child = n.children + slot_of(n.child_mask, m)
+                    base[scored] = score
+                    children[scored] = child
+                    scored += 1
+            if per_hand:
+                e = self.hand_stats(node, code)
+            for j in range(scored):
+                ch = &self.nodes[children[j]]
+                score = base[j]
+                if e != NULL:
+                    i = hand_slot(&world, ch.move)
+                    if e.visits[i] != 0:
+                        # the opponent's mean in the worlds where it held this hand, with the
+                        # shared mean counted as K visits of prior
+                        mean = 0.5 * ch.half_reward / ch.visits
+                        score += (0.5 * e.half_reward[i] + K * mean) / (e.visits[i] + K) - mean
+                # ties go to the child made last (the order of 388581d's newest-first list)
+                if score > best_score or (score == best_score and (ch.order & 15) > best_order):
+                    best_score = score
+                    best_order = ch.order & 15
+                    best_child = children[j]
             if mask & ~tried:
                 # expand one untried move, chosen at random
                 mask &= ~tried

@@ -1,0 +1,64 @@
+"""Fixed searches whose root statistics are pinned: a change to the ISMCTS that is meant to be
+speed only (a layout, a table, a prefetch) must leave them exactly as they are.
+
+- `OLD_SEARCH`: the raw Searcher's defaults (no per-hand statistics) are 388581d's search; the
+  digests were computed by the build of 388581d itself (`bench/baseline.sh 388581d`), so the
+  `388581d` preset reproduces that commit's answers node for node.
+- `DEFAULT_SEARCH`: the same searches with the per-hand opponent statistics of the default
+  (opponent_hands 10), as every build since 1aa5106 gives them (checked against 97cb045's). A
+  change of the search itself changes them: update them in the same commit and say so, as
+  Stockfish's commits give their new "Bench:".
+"""
+
+import hashlib
+import json
+import random
+
+import pytest
+
+from solver import Position
+from solver.base.seeds import thread_seed
+from solver.solvers._ismcts import Searcher
+from solver.solvers.search import IsmctsSearch
+from solver.solvers.searchconfig import PRESETS
+
+# (deal seed, random moves into the game): positions of rounds 1 to 3
+CASES = [(1, 0), (2, 7), (3, 14), (4, 21), (5, 27), (6, 33)]
+OLD_SEARCH = {(1, 0): "fe86175bd60bd004", (2, 7): "fde32a2f8a2e2d6c", (3, 14): "c9c61aadf6aaadeb",
+              (4, 21): "433a939c5ba4c98b", (5, 27): "34fec036ffd44ebf", (6, 33): "6e774df34f332bce"}
+DEFAULT_SEARCH = {(1, 0): "a2615cbcbeca06ab", (2, 7): "bf0c1d827b895088", (3, 14): "98ad96ef682648a5",
+                  (4, 21): "7b5e0b1435db1228", (5, 27): "7b6728425b72bd58", (6, 33): "8218eda5b72e1ac8"}
+
+
+def _view(seed: int, moves: int) -> Position:
+    rng = random.Random(seed)
+    pos = Position.random_deal(seed)
+    for _ in range(moves):
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    return pos.view("ab"[pos.to_move])
+
+
+def _digest(stats: dict) -> str:
+    rows = sorted((move, list(s)) for move, s in stats.items())
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("hands, pinned", [(None, OLD_SEARCH), (10.0, DEFAULT_SEARCH)], ids=["388581d", "default"])
+def test_the_search_is_node_for_node_what_it_was(case, hands, pinned):
+    view = _view(*case)
+    s = Searcher(max_nodes=200_000)
+    s.start(view.core, observer=view.to_move, seed=case[0], **({} if hands is None else {"opponent_hands": hands}))
+    s.search(iterations=4000)
+    assert _digest(s.root_stats()) == pinned[case]
+
+
+def test_the_388581d_preset_is_the_raw_searchers_defaults():
+    # what the preset passes to the Searcher is exactly what 388581d's search was
+    view = _view(*CASES[2])
+    search = IsmctsSearch(view, threads=1, seed=5, config=PRESETS["388581d"])
+    search.run(iterations=3000)
+    raw = Searcher(max_nodes=PRESETS["388581d"].max_nodes)
+    raw.start(view.core, observer=view.to_move, seed=thread_seed(5, 0))
+    raw.search(iterations=3000)
+    assert search.root_stats() == raw.root_stats()
