@@ -22,6 +22,10 @@ from libc.string cimport memset as _memset
 from cpython.exc cimport PyErr_CheckSignals
 
 HOW_NAMES = ("points", "tie-break", "city", "draw")
+# A view's hidden flags (hand a hidden, hand b hidden) by view_of's bits (bit q: hand q);
+# Position tells them apart by identity, so each is made once, here (the first is its
+# _NO_HIDDEN: no hand hidden, the deck unknown).
+VIEW_HIDDEN = (tuple([False, False]), (True, False), (False, True), (True, True))
 
 
 cdef enum:
@@ -474,14 +478,27 @@ cdef class CoreState:
         c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
         return c
 
-    def view_flags(self, int player, bint own_hidden):
-        """(`view(player)`, flags), in one call: bit q of flags is set when hand q of the view is hidden
-        and holds cards (the other hand always is hidden; `player`'s own when own_hidden)."""
+    def view_of(self, player, tuple hidden):
+        """(`view(player)`, its hidden flags), in one call for Position.view: `player` is
+        'a', 'b', 0 or 1 (anything else gives None, for the caller to name the mistake) and
+        `hidden` the position's flags, of which only `player`'s own matters. The flags are
+        one of VIEW_HIDDEN's tuples: hand q is hidden when it holds cards and is the other
+        player's, or `player`'s own hidden in `hidden`."""
+        cdef int p
+        if type(player) is str:
+            if player == "a":
+                p = 0
+            elif player == "b":
+                p = 1
+            else:
+                return None
+        elif type(player) is int and (player == 0 or player == 1):
+            p = player
+        else:
+            return None
         cdef CoreState c = CoreState.__new__(CoreState)
-        cdef int other = 1 - player
+        cdef int other = 1 - p
         cdef int flags
-        if player != 0 and player != 1:
-            raise ValueError(f"player must be 0 or 1, not {player}")
         c.s = self.s
         memset(c.s.hand[other], 0, NKINDS)
         c.s.hand_mask[other] = 0
@@ -489,9 +506,9 @@ cdef class CoreState:
         memset(c.s.removed, 0, REMOVED)
         c.s.deck_len = c.s.deck_pos = c.s.deck_known = 0
         flags = (hand_size(&c.s, other) > 0) << other
-        if own_hidden and hand_size(&c.s, player) > 0:
-            flags |= 1 << player
-        return c, flags
+        if hidden[p] and hand_size(&c.s, p) > 0:
+            flags |= 1 << p
+        return c, VIEW_HIDDEN[flags]
 
     def outcome(self):
         """(winner, how, score_a, score_b) as if the game ended now.

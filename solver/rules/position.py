@@ -15,7 +15,7 @@ from enum import Enum
 
 from solver.base.bounds import MAX_SEED
 from solver.errors import ArgumentError, MoveError  # MoveError is importable from here, as it always was
-from solver.rules._core import CoreState
+from solver.rules._core import VIEW_HIDDEN, CoreState
 from solver.rules.cards import COMPOSITION, KINDS, NKINDS, TAKE, CardError, Move, counts_of, parse_cards
 from solver.rules.notation import (
     ACTIONS_PER_ROUND,
@@ -35,7 +35,7 @@ EXAMPLE_DNP = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
 # is hidden and the deck is known (a full game: every child is open too), _NO_HIDDEN when
 # no hand is hidden but the deck is not (the next round's hands will be), else a tuple.
 _OPEN = tuple([False, False])
-_NO_HIDDEN = tuple([False, False])
+_NO_HIDDEN = VIEW_HIDDEN[0]
 # Move objects are immutable: one per move index, and the moves of every legal-move mask
 # (bit m: move m, 12 bits), so that `legal_moves` builds no Move.
 _MOVES = tuple(Move(m) for m in range(TAKE + 1))
@@ -127,13 +127,6 @@ def _player_score(parts) -> "PlayerScore":
     fields = score.__dict__
     fields["majorities"], fields["sets"], fields["alliances"], fields["betrayals"], fields["total"] = parts
     return score
-
-
-# `view` without a call per step: a player's index by name or number, and the hidden
-# flags of a view by CoreState.view_flags's bits (bit q: hand q hidden; no bit set gives
-# _NO_HIDDEN, as _hidden_flags does for a view, whose deck is unknown)
-_PLAYER_OF = {0: 0, 1: 1, "a": 0, "b": 1}
-_VIEW_FLAGS = (_NO_HIDDEN, (True, False), (False, True), (True, True))
 
 
 def _player_index(player) -> int:
@@ -525,15 +518,11 @@ class Position:
         >>> str(pos.view("b"))
         '7-2+3 ??/8-2 555666777888+2+2+4-1-1-2-3C/566677888+2+3-1-2-3C 4 b a'
         """
-        try:
-            p = _PLAYER_OF[player]
-        except (KeyError, TypeError):
-            p = _player_index(player)  # raises ArgumentError
-        core, flags = self._core.view_flags(p, self._hidden[p])
-        hidden = _VIEW_FLAGS[flags]
+        seen = self._core.view_of(player, self._hidden)
+        if seen is None:
+            _player_index(player)  # raises ArgumentError, naming the player
         pos = _new(Position)
-        pos._core = core
-        pos._hidden = hidden
+        pos._core, pos._hidden = seen
         pos._removed = None
         return pos
 
