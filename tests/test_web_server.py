@@ -638,6 +638,36 @@ def test_an_engine_move_is_abandoned_when_its_player_goes_away():
         proc.wait(timeout=30)
 
 
+def test_an_external_engine_is_told_to_stop_when_its_player_goes_away(tmp_path):
+    # an external engine that answers `go` only when told `stop`: a closed tab sends it the
+    # protocol's stop (without it the engine would be killed at its time limit, and never
+    # hear `stop`), and its move is not played
+    from pathlib import Path
+
+    import httpx
+
+    scripted = Path(__file__).parent / "engines" / "scripted.py"
+    spec = f"cmd:{sys.executable} {scripted} {tmp_path} --until-stop"
+    proc, url = start_server("--max-searches", "1", "--allow-engines")
+    try:
+        game = httpx.post(url + "api/game", json={"seat": "b", "engine": spec, "seed": 1}, timeout=30).json()
+        if game["my_turn"]:
+            game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(f"POST /api/game/{game['id']}/engine HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+        assert wait_for(lambda: status(url)["searches"] == 1)
+        sock.close()
+        assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
+        assert (tmp_path / "stop.got").exists(), "the engine was not told to stop"
+        now = httpx.get(url + f"api/game/{game['id']}").json()
+        assert now["history"] == game["history"] and now["engine_to_move"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
 def test_a_review_stops_when_its_client_goes_away():
     # 12 decisions searched 2 s each (24 s) for a closed tab: the review ends with the
     # decision in progress

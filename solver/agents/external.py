@@ -41,6 +41,8 @@ from solver.solvers.limit import Limit
 # Time allowed beyond movetime before an engine is declared out of time: the protocol's
 # 50 ms, plus room for a loaded machine and process start-up on the first move.
 GRACE_SECONDS = 1.0
+# How often a move's wait looks at its `stop` (the protocol's `stop` answers within a slice).
+STOP_POLL_SECONDS = 0.05
 # An engine's budget when none is given; and how long a move on iterations alone may take.
 DEFAULT_LIMIT = Limit(seconds=1.0)
 ITERATIONS_WAIT_SECONDS = 60.0
@@ -199,17 +201,26 @@ class ExternalBot:
         except (OSError, ValueError):
             raise self._ended(f"(sending {line.split()[0]!r})") from None
 
-    def _wait_for(self, prefix: str, seconds: float, collect: str | None = None, handshake: bool = False):
+    def _wait_for(self, prefix: str, seconds: float, collect: str | None = None, handshake: bool = False,
+                  stop=None):
         """Read lines until one starts with `prefix`; returns it (or the last `collect` line seen).
 
         Out of time, the engine is killed (its late lines must not answer a later
         question) and a 'timeout' fault raised; at the end of its output, a 'crash'. An
         `error` line while waiting for `bestmove` means the engine refused the question:
-        an 'illegal' fault at once, rather than a timeout a minute later.
+        an 'illegal' fault at once, rather than a timeout a minute later. `stop` (a callable
+        or a `threading.Event`), looked at every STOP_POLL_SECONDS: once it is set, the
+        engine is sent `stop` and has GRACE_SECONDS to answer with its best move so far.
         """
         deadline = time.monotonic() + seconds
         found = None
+        if stop is not None and hasattr(stop, "is_set"):
+            stop = stop.is_set
         while True:
+            if stop is not None and stop():
+                self._send("stop")
+                deadline = min(deadline, time.monotonic() + GRACE_SECONDS)
+                stop = None
             left = deadline - time.monotonic()
             if left <= 0:
                 if self.proc is not None and self.proc.poll() is not None:
@@ -218,7 +229,7 @@ class ExternalBot:
                 self.kill()
                 raise EngineFault("timeout", f"no '{prefix}' within {seconds:.2f} s")
             try:
-                line = self.lines.get(timeout=left)
+                line = self.lines.get(timeout=left if stop is None else min(left, STOP_POLL_SECONDS))
             except queue.Empty:
                 continue
             if line is None:
@@ -265,8 +276,11 @@ class ExternalBot:
         self._send("isready")
         self._wait_for("readyok", STARTUP_SECONDS)
 
-    def choose(self, view: Position) -> Move:
-        """Ask the engine for its move in `view`; EngineFault if it times out, dies or cheats."""
+    def choose(self, view: Position, stop=None) -> Move:
+        """Ask the engine for its move in `view`; EngineFault if it times out, dies or cheats.
+
+        `stop` (a callable or a `threading.Event`): once set, the engine is told to `stop`
+        and its best move so far is the answer (the web board's player went away)."""
         if not self.running:
             self.new_game()
         self._discard_pending()
@@ -279,7 +293,7 @@ class ExternalBot:
         self.seed = (self.seed + 1) & MAX_SEED
         self._send(f"{go} seed {self.seed}")
         allowed = self.limit.seconds if self.limit.seconds is not None else ITERATIONS_WAIT_SECONDS
-        line = self._wait_for("bestmove", allowed + GRACE_SECONDS)
+        line = self._wait_for("bestmove", allowed + GRACE_SECONDS, stop=stop)
         token = line.split()[1] if len(line.split()) > 1 else ""
         try:
             move = Move.parse(token)

@@ -466,7 +466,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         """The engine's moves until it is the player's turn again (or the game ends).
 
         When the player goes away (the tab closed) an ISMCTS engine's search stops within a
-        slice, and the move it was making is not played: the game waits, as it was, for the
+        slice (an external engine is sent the protocol's `stop`), and the move it was making
+        is not played: the game waits, as it was, for the
         next request to ask the engine again."""
         session = games.get(request.path_params["id"])
         gone = threading.Event()
@@ -479,7 +480,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
                         pos = game.position
                         view = pos.view(PLAYERS[pos.to_move])
                         bot = session.bot
-                        move = bot.choose(view, stop=gone) if isinstance(bot, IsmctsBot) else bot.choose(view)
+                        move = bot.choose(view, stop=gone) if isinstance(bot, (IsmctsBot, ExternalBot)) \
+                            else bot.choose(view)
                         if gone.is_set():
                             break
                         game.push(str(move))

@@ -1,7 +1,7 @@
 """A fake engine for the external-engine tests: it plays legal moves and misbehaves on cue.
 
     scripted.py STATE_DIR [--crash-on-go N] [--exit-after-last-move] [--fail-relaunch exit|hang]
-                          [--late-first-go SECONDS] [--error-on-go N] [--busy]
+                          [--late-first-go SECONDS] [--error-on-go N] [--busy] [--until-stop]
 
 Every launch writes `<pid>.pid` into STATE_DIR, holding its parent's pid, so that a test
 can count launches and check that no engine (nor the worker that started it) is left.
@@ -15,6 +15,8 @@ can count launches and check that no engine (nor the worker that started it) is 
                         into STATE_DIR
 --error-on-go N         answer the Nth `go` of each launch with an `error` line, not a move
 --busy                  ignore the end of its input (as an engine stuck in a search would)
+--until-stop            answer each `go` only when `stop` comes (as `go infinite` does), and
+                        write `stop.got` into STATE_DIR when it does
 """
 
 import argparse
@@ -33,6 +35,7 @@ parser.add_argument("--fail-relaunch", choices=["exit", "hang"], default=None)
 parser.add_argument("--late-first-go", type=float, default=0.0)
 parser.add_argument("--error-on-go", type=int, default=0)
 parser.add_argument("--busy", action="store_true")
+parser.add_argument("--until-stop", action="store_true")
 options = parser.parse_args()
 
 launch = len([name for name in os.listdir(options.state) if name.endswith(".pid")]) + 1
@@ -82,9 +85,14 @@ for line in sys.stdin:
             send("bestmove stale")
             open(os.path.join(options.state, "stale.sent"), "w").close()
             continue
+        if options.until_stop:
+            continue
         send(f"bestmove {position.legal_moves()[0]}")
         if options.exit_after_last_move and last_move_of_game(position):
             sys.exit(0)
+    elif command == "stop" and options.until_stop:
+        open(os.path.join(options.state, "stop.got"), "w").close()
+        send(f"bestmove {position.legal_moves()[0]}")
     elif command == "quit":
         break
 while options.busy:  # its input is gone, and it runs on
