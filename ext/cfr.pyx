@@ -789,6 +789,7 @@ cdef class GameTree:
     cdef object _stop_test
     cdef object _pending
     cdef bint _requested
+    cdef object _size       # the last complete count(): the tree's exact size, for build()
 
     def __cinit__(self, CoreState state not None, pool, sizes):
         cdef int p, i, j, k, d, nmax
@@ -984,8 +985,11 @@ cdef class GameTree:
                 self._root_ctx()
                 count_walk(&self.g, 0, &nodes, &slots, &hand_entries)
         self._disarm()
-        return dict(nodes=nodes, slots=slots, hand_entries=hand_entries, work=self.g.work,
+        size = dict(nodes=nodes, slots=slots, hand_entries=hand_entries, work=self.g.work,
                     complete=not self.g.over_cap, hands=(self.g.nhands[0], self.g.nhands[1]))
+        if size["complete"]:
+            self._size = size
+        return dict(size)
 
     def sample(self, int probes=2000, uint64_t seed=0):
         """Estimates of `count()`'s figures (floats) from `probes` random root-to-leaf walks
@@ -1019,7 +1023,9 @@ cdef class GameTree:
         and faster walks); their rounding (about 1e-7 of a value) bounds the exploitability
         reachable, so ask it for targets of 1e-5 and more only. Else doubles.
         """
-        size = self.count()
+        # a complete count is the tree's exact size (the root never changes): the count that
+        # decided whether the tree fits is not made a second time
+        size = dict(self._size) if self._size is not None else self.count()
         cdef uint64_t nodes = size["nodes"], slots = size["slots"], entries = size["hand_entries"]
         cdef uint64_t next_node = 1, next_slot = 0, next_hand = 0
         self._free_tree()

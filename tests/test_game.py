@@ -538,3 +538,25 @@ def test_bench_game_docstring_example():
 
     result = doctest.testmod(solver.bench.equilibrium)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_build_reuses_a_complete_count_and_recounts_after_a_capped_one():
+    # build() takes the tree's size from the last complete count() (the count that decided
+    # whether the tree fits is not made twice); a count stopped at its cap is not a size
+    from solver.solvers._cfr import GameTree
+    from solver.solvers.equilibrium import game_pool
+
+    pos = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
+    fresh = GameTree(pos.core, game_pool(pos), pos.hand_sizes).build()
+    counted = GameTree(pos.core, game_pool(pos), pos.hand_sizes)
+    assert counted.count() == fresh
+    assert counted.build() == fresh
+    capped = GameTree(pos.core, game_pool(pos), pos.hand_sizes)
+    partial = capped.count(cap=10)
+    assert not partial["complete"] and partial["nodes"] < fresh["nodes"]
+    assert capped.build() == fresh
+    capped.iterate(50)
+    reference = GameTree(pos.core, game_pool(pos), pos.hand_sizes)
+    reference.build()
+    reference.iterate(50)
+    assert capped.exploitability() == reference.exploitability()
