@@ -126,10 +126,12 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-# log(n) for the small availability counts that most children of a tree have, computed by the
-# same log() as the selection would (the same values, so the same tree), read instead of a call.
+# log(n) for the availability counts that most children of a tree have, computed by the
+# same log() as the selection would (the same values, so the same tree), read instead of a call:
+# up to 131,072, the root's children's counts of a 100 ms search too (1 MB; a search touches
+# the entries near its children's counts only, a few cache lines a child).
 cdef enum:
-    LOG_TABLE_SIZE = 4096
+    LOG_TABLE_SIZE = 131072
 
 cdef double LOG_TABLE[LOG_TABLE_SIZE]
 cdef int _n
