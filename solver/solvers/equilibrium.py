@@ -343,10 +343,15 @@ def _next_batch(done: int, checks: list[tuple[int, float]], target: float | None
     CFR+'s exploitability falls smoothly, close to a power of the iterations (locally
     t^-1.5 to t^-2 on the `dnoir bench game` positions): the last two checks fit one and
     the batch ends about where it meets the target (2% beyond), at least an eighth and at
-    most all of the iterations made so far. Without a target, or before two checks, or
-    when the last check did not improve: a quarter of the iterations made so far.
+    most all of the iterations made so far. With a target, the first two checks come
+    after 2 and 4 iterations: the first iteration's average is the uniform strategy, whose
+    check is the dearest of a solve (it prunes nothing) and tells nothing about the slope.
+    Without a target, or when the last check did not improve: a quarter of the iterations
+    made so far.
     """
     quarter = max(1, done // 4)
+    if target is not None and target > 0 and len(checks) < 2:
+        return 2 if done < 4 else quarter
     if target is None or len(checks) < 2 or target <= 0:
         return quarter
     (t0, e0), (t1, e1) = checks[-2], checks[-1]
