@@ -14,6 +14,7 @@ import a module `core` that does not exist. The search modules
 """
 
 import os
+import platform
 from pathlib import Path
 
 from Cython.Build import cythonize
@@ -28,6 +29,25 @@ EXT = "ext"
 # are built apart (build/checked), so a checked and a normal build never share one.
 CHECKED = os.environ.get("DNOIR_CHECKED", "") not in ("", "0")
 
+
+
+def cpu_flags() -> list[str]:
+    """-mpopcnt when the machine that builds is an x86-64 whose CPU has the instruction
+    (Linux: /proc/cpuinfo), unless DNOIR_PORTABLE=1. Without it a popcount is a dozen
+    instructions (state.pxd counts bits inline), which cost about 4% of ISMCTS's speed.
+    A build from source runs where it was built; a build meant to be copied to other
+    machines sets DNOIR_PORTABLE=1. Nothing else changes: the code is the same, the results
+    the same."""
+    if os.environ.get("DNOIR_PORTABLE", "") not in ("", "0") or platform.machine() not in ("x86_64", "AMD64"):
+        return []
+    try:
+        with open("/proc/cpuinfo") as f:
+            has = any(line.startswith("flags") and " popcnt" in line for line in f)
+    except OSError:
+        return []
+    return ["-mpopcnt"] if has else []
+
+
 # Which layer (subpackage) each compiled module belongs to: the rules or the solvers.
 LAYER = {"core": "rules", "endgame": "solvers", "cfr": "solvers", "ismcts": "solvers", "pimc": "solvers"}
 
@@ -35,7 +55,7 @@ extensions = [
     Extension(
         f"solver.{LAYER[pyx.stem]}._{pyx.stem}",
         [f"{EXT}/{pyx.name}"],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3", *cpu_flags()],
         define_macros=[("DNOIR_CHECKED", "1")] if CHECKED else [],
     )
     for pyx in sorted((HERE / EXT).glob("*.pyx"))
