@@ -612,6 +612,24 @@ def test_a_one_shot_advice_is_cancelled_when_its_client_goes_away():
         proc.wait(timeout=30)
 
 
+def leave_during_an_engine_move(url: str, engine: str) -> dict:
+    """Start a game against `engine` (the player's first move made if it is theirs), ask for
+    the engine's move on a raw connection, and close it (the tab closed) once the move is
+    being searched; returns the game as it was before the engine's move."""
+    import httpx
+
+    game = httpx.post(url + "api/game", json={"seat": "b", "engine": engine, "seed": 1}, timeout=30).json()
+    if game["my_turn"]:
+        game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
+    host, port = url[len("http://"):].rstrip("/").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    sock.sendall(f"POST /api/game/{game['id']}/engine HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                 "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+    assert wait_for(lambda: status(url)["searches"] == 1)
+    sock.close()
+    return game
+
+
 def test_an_engine_move_is_abandoned_when_its_player_goes_away():
     # a 10 s engine move for a closed tab: the search stops within a slice and its move is not
     # played; the game waits for the engine as it was
@@ -619,15 +637,7 @@ def test_an_engine_move_is_abandoned_when_its_player_goes_away():
 
     proc, url = start_server("--max-searches", "1")
     try:
-        game = httpx.post(url + "api/game", json={"seat": "b", "engine": "ismcts:time=10", "seed": 1}).json()
-        if game["my_turn"]:
-            game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
-        host, port = url[len("http://"):].rstrip("/").split(":")
-        sock = socket.create_connection((host, int(port)), timeout=30)
-        sock.sendall(f"POST /api/game/{game['id']}/engine HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                     "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode())
-        assert wait_for(lambda: status(url)["searches"] == 1)
-        sock.close()
+        game = leave_during_an_engine_move(url, "ismcts:time=10")
         left = time.monotonic()
         assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
         assert time.monotonic() - left < 3.0, "the engine went on thinking after its player left"
@@ -650,15 +660,7 @@ def test_an_external_engine_is_told_to_stop_when_its_player_goes_away(tmp_path):
     spec = f"cmd:{sys.executable} {scripted} {tmp_path} --until-stop"
     proc, url = start_server("--max-searches", "1", "--allow-engines")
     try:
-        game = httpx.post(url + "api/game", json={"seat": "b", "engine": spec, "seed": 1}, timeout=30).json()
-        if game["my_turn"]:
-            game = httpx.post(url + f"api/game/{game['id']}/move", json={"move": game["view"]["legal"][0]}).json()
-        host, port = url[len("http://"):].rstrip("/").split(":")
-        sock = socket.create_connection((host, int(port)), timeout=30)
-        sock.sendall(f"POST /api/game/{game['id']}/engine HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                     "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode())
-        assert wait_for(lambda: status(url)["searches"] == 1)
-        sock.close()
+        game = leave_during_an_engine_move(url, spec)
         assert wait_for(lambda: status(url)["searches"] == 0, seconds=60)
         assert (tmp_path / "stop.got").exists(), "the engine was not told to stop"
         now = httpx.get(url + f"api/game/{game['id']}").json()
