@@ -557,13 +557,15 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
                     out[nc.parent_pos[upd][hc]] += child_out[hc]
     if p != upd:
         return
+    # An action hand h cannot make has cv 0 (h is in no list below it) and regret 0; every
+    # value is at least 0. So the best response's maximum and the regret update run over
+    # every action without asking which the hand can make: the same numbers, fewer loads.
     if mode == MODE_BR:
         for h in range(nh):
-            best = -1.0
-            for a in range(nact):
-                if hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
-                    if cv[h * nact + a] > best:
-                        best = cv[h * nact + a]
+            best = cv[h * nact]
+            for a in range(1, nact):
+                if cv[h * nact + a] > best:
+                    best = cv[h * nact + a]
             out[h] = best
         return
     for h in range(nh):
@@ -578,9 +580,8 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
     for h in range(nh):
         reg = &rs[2 * (node.slot + <uint64_t>h * nact)]
         for a in range(nact):
-            if hand_can(g, c, p, c.list[p][h], g.nodes[node.first_child + a].move):
-                v = reg[2 * a] * g.regret_discount + cv[h * nact + a] - out[h]
-                reg[2 * a] = v if v > 0.0 else 0.0
+            v = reg[2 * a] * g.regret_discount + cv[h * nact + a] - out[h]
+            reg[2 * a] = v if v > 0.0 else 0.0
 
 
 cdef void run_walk(Game *g, int upd, int mode) noexcept nogil:
