@@ -36,7 +36,7 @@ from solver.agents.parallel import die_with_parent
 from solver.base.bounds import MAX_SEED
 from solver.rules.cards import CardError, Move
 from solver.rules.position import Position
-from solver.solvers.limit import Limit
+from solver.solvers.limit import Limit, stop_test
 
 # Time allowed beyond movetime before an engine is declared out of time: the protocol's
 # 50 ms, plus room for a loaded machine and process start-up on the first move.
@@ -214,8 +214,8 @@ class ExternalBot:
         """
         deadline = time.monotonic() + seconds
         found = None
-        if stop is not None and hasattr(stop, "is_set"):
-            stop = stop.is_set
+        if stop is not None:
+            stop = stop_test(stop)
         while True:
             if stop is not None and stop():
                 self._send("stop")

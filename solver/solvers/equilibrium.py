@@ -38,7 +38,7 @@ from solver.rules.cards import COMPOSITION, NKINDS, Move, format_counts
 from solver.rules.notation import PLAYERS, ROUNDS, PositionError
 from solver.rules.position import Position
 from solver.solvers._cfr import GameTree, Stopped
-from solver.solvers.limit import Limit
+from solver.solvers.limit import Limit, stop_test
 
 DEFAULT_TARGET = 1e-3
 DEFAULT_SECONDS = 300.0
@@ -350,10 +350,10 @@ def _next_batch(done: int, checks: list[tuple[int, float]], target: float | None
     made so far.
     """
     quarter = max(1, done // 4)
-    if target is not None and target > 0 and len(checks) < 2:
-        return 2 if done < 4 else quarter
-    if target is None or len(checks) < 2 or target <= 0:
+    if target is None or target <= 0:
         return quarter
+    if len(checks) < 2:
+        return 2 if done < 4 else quarter
     (t0, e0), (t1, e1) = checks[-2], checks[-1]
     if not (e1 > target and 0 < e1 < e0 and t1 > t0):
         return quarter
@@ -572,9 +572,9 @@ def _advice(key, budget, max_memory_mb, target, stop=None) -> tuple[dict | None,
     """
     start = time.perf_counter()
     deadline = start + budget
-    asked = stop.is_set if hasattr(stop, "is_set") else stop
+    asked = stop_test(stop)
     tree = _tree(_key_view(key))
-    tree.stop_when(lambda: (asked is not None and asked()) or time.perf_counter() > deadline)
+    tree.stop_when(lambda: asked() or time.perf_counter() > deadline)
     best: list[dict] = []
 
     def keep(iterations, expl):  # the answer so far, after each exploitability check
@@ -591,7 +591,7 @@ def _advice(key, budget, max_memory_mb, target, stop=None) -> tuple[dict | None,
             run_cfr(tree, target, Limit(seconds=max(left, 1e-3)), on_check=keep)
             answer = best[0]
     except Stopped:
-        complete = not (asked is not None and asked())  # out of budget: as complete as it gets
+        complete = not asked()  # out of budget: as complete as it gets
         answer = dict(best[0], stopped=True) if best and not complete else (best[0] if best else None)
     # The caller is waiting for the answer: the tree's memory (hundreds of MB) is returned in
     # the background. Here, out of the `except` block, no traceback holds the tree any more;

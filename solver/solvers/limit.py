@@ -1,4 +1,5 @@
-"""One search budget: time, iterations or both (whichever runs out first), in one unit.
+"""One search budget: time, iterations or both (whichever runs out first), in one unit; and
+`stop_test`, the one reading of the stop request (an Event or a callable) a search takes beside it.
 
 A `Limit` is what every search takes: `solver.solvers.search.advise`, the bots, the arena and
 the match runner, the engine's `go` and the external engines. Time is in seconds
@@ -112,3 +113,25 @@ class Limit:
         if self.seconds is not None:
             parts.append(f"{self.seconds:g} s")
         return " or ".join(parts)
+
+
+def stop_test(stop):
+    """`stop` (None, a `threading.Event` or a callable) as a callable answering "stop now?":
+    the one reading of the `stop` that searches, solvers and engine waits take beside a Limit.
+
+    >>> import threading
+    >>> event = threading.Event(); test = stop_test(event); event.set(); test()
+    True
+    >>> stop_test(None)()
+    False
+    """
+    if stop is None:
+        return _never
+    if hasattr(stop, "is_set"):
+        return stop.is_set
+    return stop
+
+
+def _never() -> bool:
+    return False
+

@@ -28,7 +28,7 @@ from solver.rules.position import Position
 from solver.solvers._ismcts import NO_VISITS, NODE_BYTES, RootStats, Searcher
 from solver.solvers.endgame import solve
 from solver.solvers.equilibrium import GRADE_NODES, equilibrium_advice, equilibrium_grade
-from solver.solvers.limit import Limit
+from solver.solvers.limit import Limit, stop_test
 from solver.solvers.searchconfig import PRESETS, SearchConfig
 
 # The search settings and their defaults live in solver.solvers.searchconfig; these name the default's.
@@ -437,7 +437,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     # policy, exploration and max_nodes are checked by SearchConfig (ArgumentError names the field)
     config = (DEFAULT_CONFIG if config is None else config).replace(
         policy=policy, exploration=exploration, max_nodes=max_nodes)
-    stopped = _stop_test(stop)
+    stopped = stop_test(stop)
     start = time.perf_counter()
     if view.round == ROUNDS and exact and endgame == "auto":
         if limit.iterations is not None and limit.seconds is None:
@@ -514,15 +514,6 @@ def _check_arguments(threads, seed, slice_seconds, endgame):
     if endgame not in ("auto", "view"):
         raise ArgumentError(f"advise: endgame must be 'auto' or 'view', not {str(endgame)[:40]!r}")
     return threads, seed, float(slice_seconds)
-
-
-def _stop_test(stop):
-    """`stop` (None, an Event or a callable) as a callable answering "stop now?"."""
-    if stop is None:
-        return lambda: False
-    if hasattr(stop, "is_set"):
-        return stop.is_set
-    return stop
 
 
 def memory_bound_mb(max_nodes: int = DEFAULT_MAX_NODES) -> float:
