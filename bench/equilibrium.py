@@ -83,6 +83,7 @@ def run_game(positions: int = 10, ahead=(3, 2), seed: int = 0, view: bool = True
                 report = exploitability(pos, "view", solution=sol)
                 row.update(view_exploitability=report.exploitability, view_seconds=round(report.seconds, 3))
             rows.append(row)
+            del sol  # its tree: the next solve must not count this one in its peak RSS
             if log is not None:
                 log(f"{n} actions in: {row}")
         solved = [r for r in rows if "seconds" in r]
