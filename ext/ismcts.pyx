@@ -254,6 +254,7 @@ cdef class Searcher:
     cdef int32_t n_hands
     cdef int hand_bits              # the table has 2**hand_bits slots, at most half of them used
     cdef int max_hand_bits          # the table grows up to 2**max_hand_bits slots
+    cdef uint32_t root_only         # the root's moves the iterations may take (pondering); 0: all
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
         """`max_nodes` (1 to MAX_NODES) sizes the pool; `visits_limit` (1 to VISITS_LIMIT, for
@@ -402,6 +403,8 @@ cdef class Searcher:
         # selection and expansion
         while world.status == ONGOING:
             mask = legal_mask(&world)
+            if node == 0 and self.root_only:
+                mask &= self.root_only  # a legal move of the observer's in every world
             n = &self.nodes[node]
             c = c_own if world.to_move == unseen.observer else c_opp
             tried = 0
@@ -558,6 +561,7 @@ cdef class Searcher:
         self.n_nodes = 0
         self.new_node(0, 0)
         self.iterations = 0
+        self.root_only = 0
         self.started = True
 
     cdef start_hands(self):
@@ -670,7 +674,23 @@ cdef class Searcher:
         self.unseen = unseen
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         self.iterations = 0
+        self.root_only = 0
         return self.nodes[0].visits
+
+    def restrict_root(self, move=None):
+        """From now on, iterations take only `move` at the root (a move number legal there), or
+        every move again with None: pondering, the search going on below the answer given while
+        the opponent thinks (`follow` then keeps what went below its actual reply). `start` and
+        `follow` lift the restriction. ValueError for a move that is not legal at the root."""
+        if not self.started:
+            raise ValueError("call start() first")
+        if move is None:
+            self.root_only = 0
+            return
+        if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move < NMOVES \
+                or not (legal_mask(&self.root) >> move) & 1:
+            raise ValueError(f"restrict_root: {move!r} is not a legal move at the root")
+        self.root_only = 1u << move
 
     def search(self, iterations=0, seconds=0):
         """Grow the tree by `iterations` (if > 0) or for `seconds` (if > 0), whichever ends first.
@@ -736,6 +756,11 @@ cdef class Searcher:
     def nodes_used(self):
         """Nodes in the tree (at most max_nodes)."""
         return self.n_nodes
+
+    @property
+    def nodes_free(self):
+        """Nodes of the pool not yet used: once 0, the tree stops growing."""
+        return self.max_nodes - self.n_nodes
 
 
 def sample_counts(CoreState view not None, int observer, samples, seed=0):

@@ -135,6 +135,7 @@ def test_dn_announces_every_option_between_id_and_dnok(engine):
                        f"option name Hash type spin default 280 min {HASH_MIN_MB} max {HASH_MAX_MB}",
                        "option name Policy type combo default greedy var random var greedy var taker",
                        "option name Exploration type string default 0.7",
+                       "option name Ponder type check default false",
                        "dnok"]
     e.send("quit")
     assert e.close() == 0
@@ -229,7 +230,7 @@ def test_isready_and_stop_are_answered_during_a_long_search(engine):
     e.send("dn")  # answered while searching, its block never split by info lines
     e.expect("dnok")
     block = e.lines[max(i for i, line in enumerate(e.lines) if line.startswith("id name")):]
-    assert len(block) == 6 and all(line.startswith("option name") for line in block[1:-1])
+    assert len(block) == 7 and all(line.startswith("option name") for line in block[1:-1])
     e.send("stop")
     assert e.expect("bestmove").split()[1] in ROUND2_MOVES
     e.send("quit")
@@ -305,7 +306,7 @@ def test_setoption_good_values_are_used_and_bad_ones_name_the_range(engine):
         "error setoption Policy: 'clever' is not one of random, greedy, taker",
         "error setoption Exploration: nan is not a finite number (0 to 100)",
         "error setoption Exploration: -1 is out of range (0 to 100)",
-        "error setoption: unknown option 'Colour' (Threads, Hash, Policy, Exploration)",
+        "error setoption: unknown option 'Colour' (Threads, Hash, Policy, Exploration, Ponder)",
         "error setoption: expected 'setoption name <Name> value <v>'",
         "error setoption Threads: needs a value",
         "error setoption: expected 'setoption name <Name> value <v>'",

@@ -238,10 +238,13 @@ def advise(dnp, seconds, iterations, threads, seed, config, max_nodes, as_json):
 @click.option("--exact-from", "exact_from_ms", type=Whole(1, MAX_MOVETIME_MS), default=None,
               help="The shortest movetime (ms) at which a round-4 position is solved exactly rather "
                    "than searched [default: the engine's EXACT_MIN_SECONDS].")
-def engine(threads, config, exact_from_ms):
+@click.option("--ponder/--no-ponder", default=False, show_default=True,
+              help="Think on the opponent's time, below the move just given (the Ponder option's "
+                   "default): only where each engine of a game has a core of its own.")
+def engine(threads, config, exact_from_ms, ponder):
     """Speak the engine protocol (docs/protocol.md) on stdin/stdout, for arenas and GUIs."""
     exact_from = None if exact_from_ms is None else Limit.from_ms(exact_from_ms).seconds
-    Engine(threads=threads, config=config, exact_from=exact_from).run(sys.stdin)
+    Engine(threads=threads, config=config, exact_from=exact_from, ponder=ponder).run(sys.stdin)
 
 
 # The one leaf command loaded at start-up (its module serves `solve --mode game` anyway); the

@@ -57,7 +57,7 @@ from solver.rules.notation import ROUNDS
 from solver.rules.position import Position
 from solver.solvers._ismcts import NODE_BYTES, POLICY_NAMES
 from solver.solvers.limit import MS_PER_SECOND, Limit
-from solver.solvers.search import DEFAULT_CONFIG, DEFAULT_MAX_NODES, KeptTree, advise
+from solver.solvers.search import DEFAULT_CONFIG, DEFAULT_MAX_NODES, KeptTree, Method, advise
 from solver.solvers.searchconfig import SearchConfig
 
 # The budget of a `go` that gives no movetime, iterations or infinite.
@@ -68,6 +68,9 @@ DEFAULT_LIMIT = Limit(seconds=1.0)
 SAFETY_SECONDS = 0.005
 # Length of one search slice: the longest a running search takes to notice `stop`.
 SLICE_SECONDS = 0.015
+# The commands that end pondering (the Ponder option): everything but `isready`, `dn` and `stop`,
+# which an arena may send while the opponent thinks.
+ENDS_PONDERING = frozenset({"position", "go", "newgame", "setoption", "quit"})
 # At most one progress `info` line this often.
 INFO_EVERY_SECONDS = 0.25
 # Below this budget a round-4 position is searched rather than solved: the exact view
@@ -113,7 +116,7 @@ class Option:
     """One `setoption` option: its announcement in answer to `dn` and the check of its values."""
 
     name: str
-    kind: str  # "spin", "combo" or "string" (a real number, its range in `low`/`high`)
+    kind: str  # "spin", "combo", "check" (true or false) or "string" (a real number, its range in `low`/`high`)
     default: object
     low: float | None = None
     high: float | None = None
@@ -121,7 +124,8 @@ class Option:
 
     def announce(self) -> str:
         """The `option name ...` line."""
-        line = f"option name {self.name} type {self.kind} default {self.default}"
+        default = str(self.default).lower() if self.kind == "check" else self.default
+        line = f"option name {self.name} type {self.kind} default {default}"
         if self.kind == "spin":
             line += f" min {self.low} max {self.high}"
         elif self.kind == "combo":
@@ -133,6 +137,10 @@ class Option:
         try:
             if self.kind == "spin":
                 return whole(self.name, text, self.low, self.high)
+            if self.kind == "check":
+                if text.lower() not in ("true", "false"):
+                    raise ValueError(f"{self.name}: {quote(text)} is not true or false")
+                return text.lower() == "true"
             if self.kind == "combo":
                 if text.lower() not in self.choices:
                     raise ValueError(f"{self.name}: {quote(text)} is not one of {', '.join(self.choices)}")
@@ -214,7 +222,7 @@ class Engine:
     """
 
     def __init__(self, out=None, threads: int = 1, config: SearchConfig = DEFAULT_CONFIG,
-                 exact_from: float | None = None):
+                 exact_from: float | None = None, ponder: bool = False):
         self.out = out if out is not None else sys.stdout
         self.exact_from = EXACT_MIN_SECONDS if exact_from is None else exact_from
         self.config = config
@@ -223,6 +231,7 @@ class Engine:
             Option("Hash", "spin", HASH_DEFAULT_MB, HASH_MIN_MB, HASH_MAX_MB),
             Option("Policy", "combo", config.policy, choices=tuple(POLICY_NAMES)),
             Option("Exploration", "string", config.exploration, 0.0, MAX_EXPLORATION),
+            Option("Ponder", "check", ponder),
         )}
         self.settings = {o.name: o.default for o in self.options.values()}
         self.position: Position | None = None
@@ -233,6 +242,8 @@ class Engine:
         # its final write, and the process must not exit under it (Python aborts when a daemon
         # thread holds stdout's lock at shutdown).
         self._worker: threading.Thread | None = None
+        # Ends the pondering that follows the last `bestmove` (the Ponder option), if any.
+        self._ponder_stop = threading.Event()
         self._commands = {"dn": self.cmd_dn, "isready": self.cmd_isready, "newgame": self.cmd_newgame,
                           "position": self.cmd_position, "go": self.cmd_go, "stop": self.cmd_stop,
                           "setoption": self.cmd_setoption}
@@ -264,6 +275,8 @@ class Engine:
         if not words:
             return True
         command, args = words[0], words[1:]
+        if command in ENDS_PONDERING:
+            self._ponder_stop.set()
         if command == "quit":
             self._stop_search(wait=QUIT_WAIT_SECONDS)
             return False
@@ -332,10 +345,11 @@ class Engine:
         limits = parse_go(args)
         if self.position is None:
             raise ProtocolError("no position: send 'position <DNP>' first")
-        self.wait()  # the previous worker has answered; let it end before the next starts
+        self.wait()  # the previous worker has answered (and pondered); let it end before the next starts
         stop = threading.Event()
+        self._ponder_stop = ponder_stop = threading.Event()
         thread = threading.Thread(target=self._search, name="dnoir-search", daemon=True,
-                                  args=(self.position, limits, dict(self.settings), start, stop))
+                                  args=(self.position, limits, dict(self.settings), start, stop, ponder_stop))
         self._running = _Running(thread, stop, limits.limit.infinite)
         self._worker = thread
         thread.start()
@@ -352,7 +366,7 @@ class Engine:
     # The search, in its worker thread.
 
     def _search(self, pos: Position, limits: GoLimits, settings: dict, start: float,
-                stop: threading.Event) -> None:
+                stop: threading.Event, ponder_stop: threading.Event) -> None:
         try:
             asked = limit = limits.limit
             if asked.seconds is not None:  # what is left of movetime once the answer is allowed for
@@ -388,9 +402,17 @@ class Engine:
                 self.send(final)
                 stop.wait()
                 final = None
-            self._finish(*(l for l in (final, f"bestmove {advice.best}") if l))
         except Exception as e:  # memory for the node pool, a bug: one line, never a dead engine
             self._finish(f"error search failed: {error_text(str(e) or type(e).__name__)}")
+            return
+        self._finish(*(l for l in (final, f"bestmove {advice.best}") if l))
+        if settings["Ponder"] and advice.method == Method.ISMCTS and self.config.reuse:
+            # think on the opponent's time, below the move just given, until the next command
+            try:
+                self.kept.ponder(ponder_stop)
+            except Exception as e:  # a bug: the move is answered, the next search starts anew
+                self.kept.clear()
+                self.send(f"info pondering failed: {error_text(str(e) or type(e).__name__)}")
 
     def _finish(self, *lines: str) -> None:
         # Idle again before the answer is visible, so a `go` sent on reading it is never "busy".
@@ -405,7 +427,9 @@ class Engine:
         self.wait(wait)
 
     def wait(self, timeout: float | None = None) -> None:
-        """Wait until the last search has answered and its thread ended; `go infinite` waits for `stop`."""
+        """Wait until the last search has answered and its thread ended (pondering is stopped);
+        `go infinite` waits for `stop`."""
+        self._ponder_stop.set()
         if self._worker is not None:
             self._worker.join(timeout)
 

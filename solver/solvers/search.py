@@ -40,6 +40,8 @@ DEFAULT_POLICY = DEFAULT_CONFIG.policy
 # the records keep to solver.base.bounds.MAX_SEED.
 MAX_SEARCH_SEED = 2**64 - 1
 SLICE_SECONDS = 0.1
+# Pondering searches in slices this long: the longest the next move waits for it to stop.
+PONDER_SLICE_SECONDS = 0.002
 # The budget of `advise` when none is given.
 DEFAULT_LIMIT = Limit(seconds=1.0)
 
@@ -277,6 +279,26 @@ class IsmctsSearch:
             return sum(s.search(iterations=k, seconds=t) for s, k, t in jobs)
         return sum(self._pool.map(lambda job: job[0].search(iterations=job[1], seconds=job[2]), jobs))
 
+    def ponder(self, move: Move, stopped) -> int:
+        """Think on the opponent's time: search on below the observer's `move` (the answer just
+        given) until `stopped()` is true, the trees' pools are full or saturated; returns the
+        iterations made. The next `follow` keeps what went below the opponent's actual reply.
+        The clock decides how much is searched, so what follows is not reproducible by seed."""
+        index = move.index
+        for searcher in self.searchers:
+            searcher.restrict_root(index)
+        made = 0
+        try:
+            while not stopped() and all(s.nodes_free > 0 for s in self.searchers):
+                done = self.run(seconds=PONDER_SLICE_SECONDS)
+                if done == 0:  # saturated
+                    break
+                made += done
+        finally:
+            for searcher in self.searchers:
+                searcher.restrict_root(None)
+        return made
+
     @property
     def iterations(self) -> int:
         """Iterations made so far, over every thread."""
@@ -363,9 +385,34 @@ class KeptTree:
         self._search: IsmctsSearch | None = None
         self._best: Move | None = None
         self._lock = threading.Lock()
+        # Pondering: `_pondering` is held while `ponder` searches the kept trees, `_halt` ends it.
+        # Every other method stops it first, so the trees are never used by two threads.
+        self._pondering = threading.Lock()
+        self._halt = threading.Event()
+
+    def stop_pondering(self) -> None:
+        """End `ponder` (running or about to start) and wait until it has (one short slice)."""
+        self._halt.set()
+        with self._pondering:
+            pass
+
+    def ponder(self, stop=None) -> int:
+        """Think on the opponent's time: search the kept trees on below the move they advised
+        until `stop` (None, an Event or a callable: solver.solvers.limit.stop_test) is set or
+        `stop_pondering` (or `take`, `keep`, `clear`) is called; returns the iterations made (0
+        with nothing kept, or when stopped before it started). It runs in the caller's thread.
+        """
+        stopped = stop_test(stop)
+        with self._pondering:
+            with self._lock:
+                search, best, halt = self._search, self._best, self._halt
+            if search is None:
+                return 0
+            return search.ponder(best, lambda: halt.is_set() or stopped())
 
     def clear(self) -> None:
         """Forget the kept trees."""
+        self.stop_pondering()
         with self._lock:
             search, self._search = self._search, None
         if search is not None:
@@ -374,6 +421,7 @@ class KeptTree:
     def take(self, view: Position, threads: int, seed: int, config: SearchConfig) -> tuple["IsmctsSearch | None", int]:
         """The kept search moved on to `view` and the visits it keeps, or (None, 0) (then
         nothing is kept any more)."""
+        self.stop_pondering()
         with self._lock:
             search, self._search = self._search, None
         if search is None:
@@ -386,9 +434,11 @@ class KeptTree:
         return None, 0
 
     def keep(self, search: "IsmctsSearch", best: str) -> None:
-        """Keep `search` (whose advice was `best`) for the next move."""
+        """Keep `search` (whose advice was `best`) for the next move, and for `ponder`."""
+        self.stop_pondering()
         with self._lock:
             old, self._search, self._best = self._search, search, Move(best)
+            self._halt = threading.Event()
         if old is not None:
             old.close()
 
