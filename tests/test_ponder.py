@@ -6,10 +6,14 @@ import io
 import threading
 import time
 
+import pexpect
 import pytest
 from conftest import random_position
 from test_engine import DEADLINE, engine  # noqa: F401 (the fixture)
+from test_play import spawn
 from test_reuse import _game_step, _searched
+
+from solver.agents.bots import make_bot
 
 from solver.interfaces.engine import Engine
 from solver.rules.cards import Move
@@ -156,3 +160,48 @@ def test_a_pondering_engine_answers_in_time_and_quits_at_once(engine):
     e.send("quit")
     assert e.close() == 0  # no stderr, every line a protocol answer
     print(f"second move answered in {took:.3f} s; quit took {time.monotonic() - start:.3f} s")
+
+
+def test_a_bot_with_ponder_searches_while_the_block_runs_and_stops_after():
+    full, view = _view(seed=27)
+    bot = make_bot("ismcts:iterations=2000,ponder=1", seed=1)
+    best = bot.choose(view)
+    with bot.pondering():
+        deadline = time.monotonic() + DEADLINE
+        while bot.kept._search.iterations <= 2000 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    pondered = bot.kept._search.iterations
+    assert pondered > 2000
+    time.sleep(0.05)
+    assert bot.kept._search.iterations == pondered  # the thread has stopped with the block
+    assert not any(t.name == "dnoir-ponder" for t in threading.enumerate())
+    _, _, after = _game_step(full, str(best))
+    assert bot.choose(after.view("ab"[full.to_move])) in after.legal_moves()
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=2000", "ismcts:iterations=2000,ponder=1,reuse=0", "random"])
+def test_bots_that_do_not_ponder_do_nothing_in_the_block(spec):
+    _, view = _view(seed=28)
+    bot = make_bot(spec, seed=1)
+    bot.choose(view)
+    with bot.pondering():
+        time.sleep(0.05)
+    kept = getattr(bot, "kept", None)
+    assert kept is None or kept._search is None or kept._search.iterations == 2000
+
+
+def test_play_against_a_pondering_engine_answers_and_ends_cleanly():
+    child = spawn("play", "--engine", "ismcts:iterations=1000,ponder=1", "--seat", "a", "--seed", "3",
+                  "--threads", "1")
+    for _ in range(4):
+        child.expect(r"your move \(([^)]*)\)> ")
+        legal = child.match.group(1).split()
+        time.sleep(0.2)  # the engine ponders while the player thinks
+        child.sendline(legal[0])
+    child.expect(r"your move \(([^)]*)\)> ")
+    child.sendline("quit")
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in child.before

@@ -19,6 +19,8 @@ True
 from __future__ import annotations
 
 import random
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from solver.base.bounds import (
@@ -95,6 +97,12 @@ class Bot:
     def new_game(self) -> None:
         """Forget anything kept between moves (nothing, for the bots here)."""
 
+    @contextmanager
+    def pondering(self):
+        """While the opponent thinks (`with bot.pondering(): ...`): a bot that ponders searches
+        on its last move in another thread until the block ends; the others do nothing."""
+        yield
+
     def choose(self, view: Position) -> Move:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -155,7 +163,7 @@ class IsmctsBot(Bot):
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
             "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
-            "reuse": Key("whole", 0, 1), "seed": SEED}
+            "reuse": Key("whole", 0, 1), "ponder": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
@@ -163,7 +171,7 @@ class IsmctsBot(Bot):
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
                  margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
-                 reuse: int | None = None, limit: Limit | None = None):
+                 reuse: int | None = None, ponder: int = 0, limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -178,10 +186,30 @@ class IsmctsBot(Bot):
         self.config = from_options(keys["search"].read("search", search), **settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
         self.kept = KeptTree()  # the last move's trees, for the next (config.reuse)
+        # think on the opponent's time (`pondering`): the kept trees are searched on while it thinks
+        self.ponder = bool(keys["ponder"].read("ponder", ponder)) and self.config.reuse
 
     def new_game(self) -> None:
         """Forget the trees kept from the last game."""
         self.kept.clear()
+
+    @contextmanager
+    def pondering(self):
+        """With the spec's `ponder=1`: search on below the last move given (KeptTree.ponder) in
+        another thread while the block runs (the opponent thinks); the next `choose` keeps what
+        went below the opponent's actual reply. What it then answers depends on how long the
+        opponent thought, so a game with pondering is not reproducible by seed."""
+        if not self.ponder:
+            yield
+            return
+        stop = threading.Event()
+        thinker = threading.Thread(target=self.kept.ponder, args=(stop,), name="dnoir-ponder", daemon=True)
+        thinker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thinker.join()
 
     def choose(self, view: Position, limit: Limit | None = None, stop=None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move, and `stop` (an

@@ -31,6 +31,7 @@ import signal
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
 
 from solver.agents.parallel import die_with_parent
 from solver.base.bounds import MAX_SEED
@@ -275,6 +276,12 @@ class ExternalBot:
         self._send("newgame")
         self._send("isready")
         self._wait_for("readyok", STARTUP_SECONDS)
+
+    @contextmanager
+    def pondering(self):
+        """The bots' interface (solver.agents.bots.Bot.pondering): nothing here, since an engine
+        ponders by itself when its Ponder option is on (it searches until the next command)."""
+        yield
 
     def choose(self, view: Position, stop=None) -> Move:
         """Ask the engine for its move in `view`; EngineFault if it times out, dies or cheats.

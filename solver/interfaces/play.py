@@ -292,7 +292,11 @@ class PlayLoop(Console):
         return where + f"{PLAYERS[pos.to_move]}'s move (the card played, or T)"
 
     def _one_command(self) -> None:
-        text = self.ask(self._prompt())
+        if self.engine is not None and self.game.my_turn:
+            with self.engine.pondering():  # the engine thinks on the player's time, if it ponders
+                text = self.ask(self._prompt())
+        else:
+            text = self.ask(self._prompt())
         if not text:
             return
         word, _, rest = text.partition(" ")
