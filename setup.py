@@ -66,7 +66,8 @@ setup(
     packages=["solver", "solver.base", "solver.rules", "solver.solvers", "solver.agents", "solver.analysis",
               "solver.interfaces", "solver.web", "solver.bench", "solver.cli", "solver.refmodel"],
     # The web board's page (HTML, CSS, JavaScript: no build step) ships inside the package.
-    package_data={"solver.web": ["static/*.html", "static/*.css", "static/*.js", "static/*.png"]},
+    package_data={"solver.web": ["static/*.html", "static/*.css", "static/*.js", "static/*.png"],
+                  "solver.solvers": ["round_model.json"]},
     # The benchmarks and the pure-Python reference model live at the top of the
     # repository (bench/, tests/refmodel/) but ship inside the package so that
     # `dnoir bench` can measure the core against the model on any installation.

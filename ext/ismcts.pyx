@@ -27,16 +27,17 @@ Searchers on several threads give root parallelism.
 """
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t, uint64_t
+import math
 from collections import namedtuple
 
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy, memset
-from libc.math cimport sqrt, log
+from libc.math cimport sqrt, log, exp
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
     State, Score, NKINDS, NMOVES, MOVE_TAKE, HAND_SIZE, ONGOING, DRAW, DN_COMPOSITION, DN_POPCOUNT, DN_CTZ,
-    DNOIR_CHECKED, hand_size, legal_mask, apply_move, game_outcome, nth_move,
+    DNOIR_CHECKED, hand_size, legal_mask, apply_move, game_outcome, nth_move, settled,
 )
 from libc.stdio cimport fflush, fprintf, stderr
 from libc.stdlib cimport abort
@@ -214,6 +215,70 @@ cdef inline int hand_slot(const State *s, int move) noexcept nogil:
     return slot_of(s.hand_mask[s.to_move] | (1u << MOVE_TAKE), move)
 
 
+# The round-end model (solver.solvers.roundmodel): its layout, which round_end_value reads.
+cdef enum:
+    MODEL_FEATURES = 162
+    MODEL_ROUNDS = 3
+MODEL_SHAPE = (MODEL_ROUNDS, MODEL_FEATURES)
+
+cdef int MODEL_POINTS[11]   # a collected card's points, alliances and betrayals only
+MODEL_POINTS[:] = [0, 0, 0, 0, 2, 3, 4, -1, -2, -3, 0]
+
+
+cdef inline double round_end_value(const State *s, const double *w) noexcept nogil:
+    """P(player 0 wins) under random play from `s`, a state just after round s.round - 1 ended,
+    by that round's logistic model `w` (MODEL_FEATURES weights): solver.solvers.roundmodel.features,
+    the same features in the same order."""
+    cdef double z = w[161]
+    cdef double sign = 1.0 if s.first == 0 else -1.0
+    cdef int k, d, free, bucket, a, b, i, n, line_points = 0
+    cdef int line_supports[4]
+    for k in range(4):
+        a = s.coll[0][k]
+        b = s.coll[1][k]
+        d = a - b
+        d = -4 if d < -4 else (4 if d > 4 else d)
+        free = DN_COMPOSITION[k] - a - b
+        bucket = 0 if free <= 0 else (1 if free <= 2 else (2 if free <= 4 else 3))
+        z += w[k * 36 + (d + 4) * 4 + bucket]
+        line_supports[k] = 0
+    a = 0
+    b = 0
+    for k in range(4, 10):
+        a += MODEL_POINTS[k] * s.coll[0][k]
+        b += MODEL_POINTS[k] * s.coll[1][k]
+    z += w[144] * (a - b) / 10.0
+    a = s.coll[0][0]
+    b = s.coll[1][0]
+    for k in range(1, 4):
+        a = s.coll[0][k] if s.coll[0][k] < a else a
+        b = s.coll[1][k] if s.coll[1][k] < b else b
+    z += w[145] * (a - b)
+    a = s.coll[0][10] if s.coll[0][10] < 2 else 2
+    b = s.coll[1][10] if s.coll[1][10] < 2 else 2
+    z += w[146 + a * 3 + b]
+    z += w[155] * sign
+    n = s.line_len if s.line_len < 5 else 5
+    for i in range(s.line_len - n, s.line_len):
+        k = s.line[i]
+        if k < 4:
+            line_supports[k] += 1
+        line_points += MODEL_POINTS[k]
+    for k in range(4):
+        z += w[156 + k] * line_supports[k] * sign
+    z += w[160] * line_points * sign / 10.0
+    return 1.0 / (1.0 + exp(-z))
+
+
+cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
+    """A probability of a win as a result in half points (0, 1 or 2) whose mean is 2 * value:
+    2 * value rounded down or up at random, so that the counts stay whole numbers."""
+    cdef int half = <int>(2 * value)
+    if rng_below(r, 1u << 30) < (2 * value - half) * (1u << 30):
+        half += 1
+    return half
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
@@ -255,6 +320,8 @@ cdef class Searcher:
     cdef int hand_bits              # the table has 2**hand_bits slots, at most half of them used
     cdef int max_hand_bits          # the table grows up to 2**max_hand_bits slots
     cdef uint32_t root_only         # the root's moves the iterations may take (pondering); 0: all
+    cdef bint use_model             # playouts end with their round, scored by the round-end model
+    cdef double model[MODEL_ROUNDS * MODEL_FEATURES]  # its weights (solver.solvers.roundmodel)
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
         """`max_nodes` (1 to MAX_NODES) sizes the pool; `visits_limit` (1 to VISITS_LIMIT, for
@@ -388,7 +455,9 @@ cdef class Searcher:
         cdef uint64_t code
         cdef bint per_hand
         cdef bint extra = tuned or mw != 0
-        cdef int best_order, half
+        cdef int best_order, half, playout_round
+        cdef double model_value
+        cdef bint model = self.use_model
         cdef Node *n
         cdef Node *ch
         cdef Score scores[2]
@@ -400,8 +469,9 @@ cdef class Searcher:
         path[depth] = 0
         epath[depth] = NULL
         depth += 1
-        # selection and expansion
-        while world.status == ONGOING:
+        # selection and expansion; with the round-end model, only down to a settled result (below
+        # the root, whose moves are asked for): without it, the tree of 388581d node for node
+        while world.status == ONGOING and (node == 0 or not (model and settled(&world))):
             mask = legal_mask(&world)
             if node == 0 and self.root_only:
                 mask &= self.root_only  # a legal move of the observer's in every world
@@ -500,12 +570,25 @@ cdef class Searcher:
                 slots[depth] = i
                 epath[depth] = e
                 depth += 1
-        # playout
-        m = policy_move(&world, r, policy)
-        while m >= 0:
-            apply_move(&world, m)
+        # playout: to the end; with the round-end model, until the round it starts in has ended
+        # or the result is settled (the plays left would change nothing)
+        model_value = -1.0
+        playout_round = world.round
+        while not (model and settled(&world)):
             m = policy_move(&world, r, policy)
-        winner = game_outcome(&world, scores, &how)
+            if m < 0:
+                break
+            apply_move(&world, m)
+            if model and world.round != playout_round and world.status == ONGOING:
+                model_value = round_end_value(&world, &self.model[(playout_round - 1) * MODEL_FEATURES])
+                break
+        if model_value >= 0:
+            half = model_half_points(model_value, r)
+            winner = 0 if half == 2 else (1 if half == 0 else DRAW)
+            scores[0].total = 0  # no margin: the game was not played out
+            scores[1].total = 0
+        else:
+            winner = game_outcome(&world, scores, &how)
         # backpropagation (the root, path[0], counts iterations only)
         self.nodes[0].visits += 1
         for i in range(1, depth):
@@ -523,12 +606,16 @@ cdef class Searcher:
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
-              opponent_exploration=None, double opponent_hands=0.0):
+              opponent_exploration=None, double opponent_hands=0.0, round_model=None):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
-        ValueError, before anything is stored, for a finished game, an observer not to move, or an
+        `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
+        each playout with the round it starts in and backs up the model's probability of a win
+        from there (as a result of 0, 1/2 or 1 drawn with that mean) instead of playing on.
+
+        ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
-        the selection without a child).
+        the selection without a child), or model weights of another shape or not finite.
         """
         if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
@@ -541,6 +628,13 @@ cdef class Searcher:
             raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
             raise ValueError(f"opponent_hands: {opponent_hands!r} is out of range (0 to {MAX_HAND_PRIOR:g})")
+        if round_model is not None:
+            rows = [list(row) for row in round_model]
+            if len(rows) != MODEL_ROUNDS or any(len(row) != MODEL_FEATURES for row in rows):
+                raise ValueError(f"round_model: {MODEL_ROUNDS} rows of {MODEL_FEATURES} weights expected")
+            flat = [float(x) for row in rows for x in row]
+            if not all(math.isfinite(x) for x in flat):
+                raise ValueError("round_model: every weight must be a finite number")
         if view.s.status != ONGOING:
             raise ValueError("the game is over")
         if view.s.to_move != observer:
@@ -558,6 +652,10 @@ cdef class Searcher:
         if opponent_hands > 0:
             self.start_hands()
         self.hand_prior = opponent_hands
+        self.use_model = round_model is not None
+        if self.use_model:
+            for i in range(MODEL_ROUNDS * MODEL_FEATURES):
+                self.model[i] = flat[i]
         self.n_nodes = 0
         self.new_node(0, 0)
         self.iterations = 0
@@ -800,3 +898,30 @@ def sample_counts(CoreState view not None, int observer, samples, seed=0):
                 removed[world.removed[j]] += 1
     return ([hand[k] for k in range(NKINDS)], [deck[k] for k in range(NKINDS)],
             [removed[k] for k in range(NKINDS)])
+
+
+def round_end_win_probability(CoreState state not None, round_model):
+    """What the search's round_end_value gives `state` (just after round 1, 2 or 3 ended) with the
+    weights `round_model` (MODEL_SHAPE): for tests against solver.solvers.roundmodel."""
+    cdef double w[MODEL_FEATURES]
+    if not 2 <= state.s.round <= MODEL_ROUNDS + 1:
+        raise ValueError("a state of round 2, 3 or 4 is needed")
+    row = [float(x) for x in list(round_model)[state.s.round - 2]]
+    if len(row) != MODEL_FEATURES:
+        raise ValueError(f"{MODEL_FEATURES} weights a row expected")
+    for i in range(MODEL_FEATURES):
+        w[i] = row[i]
+    return round_end_value(&state.s, w)
+
+
+def model_results(double value, long n, seed=0):
+    """The sum of `n` results in half points that the search backs up for a round-end model's
+    probability `value` (0 to 1), for tests: its mean must be 2 * value."""
+    cdef Rng r
+    cdef long i, total = 0
+    if not 0 <= value <= 1:
+        raise ValueError(f"value: {value!r} is out of range (0 to 1)")
+    rng_seed(&r, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    for i in range(n):
+        total += model_half_points(value, &r)
+    return total

@@ -290,6 +290,12 @@ cdef inline void deal_round(State *s) noexcept nogil:
     s.deck_pos += 2 * HAND_SIZE
 
 
+cdef inline bint settled(const State *s) noexcept nogil:
+    """True once the result can no longer change (RULES.md, facts for search): in the last
+    round, both players have taken, so no card changes owner again and no city can be won."""
+    return s.round == LAST_ROUND and s.taken == 3
+
+
 cdef inline void end_round(State *s) noexcept nogil:
     if s.round == LAST_ROUND:
         s.status = OVER_POINTS

@@ -163,7 +163,8 @@ class IsmctsBot(Bot):
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
             "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
-            "reuse": Key("whole", 0, 1), "ponder": Key("whole", 0, 1), "seed": SEED}
+            "reuse": Key("whole", 0, 1), "round_model": Key("whole", 0, 1), "ponder": Key("whole", 0, 1),
+            "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
@@ -171,7 +172,8 @@ class IsmctsBot(Bot):
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
                  margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
-                 reuse: int | None = None, ponder: int = 0, limit: Limit | None = None):
+                 reuse: int | None = None, round_model: int | None = None, ponder: int = 0,
+                 limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -181,7 +183,8 @@ class IsmctsBot(Bot):
             raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                     margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse)
+                     margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
+                     round_model=round_model)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
         self.config = from_options(keys["search"].read("search", search), **settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
@@ -264,7 +267,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, round_model=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

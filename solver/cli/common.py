@@ -154,15 +154,18 @@ def search_options(command):
         click.option("--reuse/--no-reuse", default=None,
                      help="Go on from the last move's tree when the game follows it (the engine, play) "
                           "[default: the preset's]."),
+        click.option("--round-model/--no-round-model", default=None,
+                     help="Playouts end with their round, scored by the round-end model's chance of a win "
+                          "under random play, instead of playing the rounds left [default: the preset's]."),
     ]
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, opponent_hands,
-                    reuse, **kwargs):
+                    reuse, round_model, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, margin=margin, tuned=tuned,
-                                  opponent_hands=opponent_hands, reuse=reuse)
+                                  opponent_hands=opponent_hands, reuse=reuse, round_model=round_model)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

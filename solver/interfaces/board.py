@@ -145,10 +145,15 @@ def render_advice(pos, advice) -> str:
                        f"{m.margin:>+7.2f}")
         out.append(f"time {advice.seconds * 1000:.1f} ms")
         return "\n".join(out)
-    out.append("move    share     visits  expected  ± s.e.     win    draw    loss   margin")
-    for m in advice.moves:
-        out.append(f"{m.move:<4}  {m.share:>6.1%}  {m.visits:>9,}  {m.expected:>8.4f}  {m.se:>6.4f}  "
-                   f"{m.win:>6.1%}  {m.draw:>6.1%}  {m.loss:>6.1%}  {m.margin:>+7.2f}")
+    if all(m.win is not None for m in advice.moves):
+        out.append("move    share     visits  expected  ± s.e.     win    draw    loss   margin")
+        for m in advice.moves:
+            out.append(f"{m.move:<4}  {m.share:>6.1%}  {m.visits:>9,}  {m.expected:>8.4f}  {m.se:>6.4f}  "
+                       f"{m.win:>6.1%}  {m.draw:>6.1%}  {m.loss:>6.1%}  {m.margin:>+7.2f}")
+    else:  # the round-end model scored the playouts: no played-out split or margin to show
+        out.append("move    share     visits  expected  ± s.e.")
+        for m in advice.moves:
+            out.append(f"{m.move:<4}  {m.share:>6.1%}  {m.visits:>9,}  {m.expected:>8.4f}  {m.se:>6.4f}")
     if advice.close_call:
         out.append(f"close call: {', '.join(advice.close_call)} cannot be separated by the evidence "
                    "(expected scores within 1.96 standard errors); give more time or iterations")

@@ -29,6 +29,7 @@ from solver.solvers._ismcts import NO_VISITS, NODE_BYTES, RootStats, Searcher
 from solver.solvers.endgame import solve
 from solver.solvers.equilibrium import GRADE_NODES, equilibrium_advice, equilibrium_grade
 from solver.solvers.limit import Limit, stop_test
+from solver.solvers import roundmodel
 from solver.solvers.searchconfig import PRESETS, SearchConfig
 
 # The search settings and their defaults live in solver.solvers.searchconfig; these name the default's.
@@ -74,16 +75,20 @@ class MoveStats:
     expected: float
     margin: float | None  # None from the equilibrium solver, which works on the score scale only
     se: float = 0.0
-    win: float = 0.0
-    draw: float = 0.0
-    loss: float = 0.0
+    # None when the results were not played-out games (the round-end model scored them)
+    win: float | None = 0.0
+    draw: float | None = 0.0
+    loss: float | None = 0.0
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints each move."""
         return dict(move=self.move, visits=self.visits, share=self.share,
-                    expected=round(self.expected, 6), se=round(self.se, 6), win=round(self.win, 6),
-                    draw=round(self.draw, 6), loss=round(self.loss, 6),
-                    margin=None if self.margin is None else round(self.margin, 4))
+                    expected=round(self.expected, 6), se=round(self.se, 6), win=_rounded(self.win, 6),
+                    draw=_rounded(self.draw, 6), loss=_rounded(self.loss, 6), margin=_rounded(self.margin, 4))
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 # The rule that picks the recommended move, as the output states it.
@@ -221,7 +226,8 @@ class IsmctsSearch:
         searcher.start(view.core, view.to_move, seed=seed, exploration=config.exploration,
                        opponent_exploration=config.opponent, policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
-                       opponent_hands=config.opponent_hands)
+                       opponent_hands=config.opponent_hands,
+                       round_model=roundmodel.weights() if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:
         """Go on with these trees for `view`, when it is this search's view after one move of the
@@ -324,21 +330,30 @@ class IsmctsSearch:
         """Every legal move's figures, in canonical order."""
         stats = self.root_stats()
         total = sum(s.visits for s in stats.values()) or 1
-        return [_move_stats(str(Move(m)), stats.get(m, NO_VISITS), total) for m in self.view.core.legal_moves()]
+        # before the last round, the round-end model scores the playouts: no game is played out
+        played_out = not self.config.round_model or self.view.round == ROUNDS
+        return [_move_stats(str(Move(m)), stats.get(m, NO_VISITS), total, played_out)
+                for m in self.view.core.legal_moves()]
 
 
-def _move_stats(move: str, stats: RootStats, total: int) -> MoveStats:
+def _move_stats(move: str, stats: RootStats, total: int, played_out: bool = True) -> MoveStats:
     """A move's figures from its summed results: each result is 1, 1/2 or 0, so the wins and
-    draws give the mean and the variance exactly."""
+    draws give the mean and the variance exactly. Without `played_out` games (results drawn
+    from the round-end model's probability), the win/draw/loss split and the margin are None."""
     visits, reward, margin, draws = stats
     if visits == 0:
-        return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5)
+        return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5) if played_out \
+            else MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=None, se=0.5,
+                           win=None, draw=None, loss=None)
     wins = stats.wins
     mean = reward / visits
     second_moment = (wins + draws / 4) / visits
     variance = max(second_moment - mean * mean, 0.0)
     # one visit tells nothing of the spread: assume the widest (a fair coin) rather than 0
     se = math.sqrt(variance / (visits - 1)) if visits > 1 else 0.5
+    if not played_out:
+        return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=None, se=se,
+                         win=None, draw=None, loss=None)
     return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=margin / visits,
                      se=se, win=wins / visits, draw=draws / visits, loss=1 - (wins + draws) / visits)
 

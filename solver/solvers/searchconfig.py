@@ -58,6 +58,10 @@ class SearchConfig:
     - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
       the bots) goes on from the subtree of its last search below its move and the opponent's
       reply, when the game continues within the round, instead of an empty tree;
+    - `round_model`: playouts end with the round they start in and back up the round-end model's
+      chance of a win from there (solver.solvers.roundmodel) instead of playing the rounds left
+      at random (off: bench/STRENGTH.md's test 14 found no gain at 100 ms a move); results are then
+      not played-out games, so the advice shows no win/draw/loss split or margin before round 4;
     - `max_nodes`: the node pool of the trees, over every thread (NODE_BYTES, 56 bytes, a node:
       32 for the node and its share of the per-hand table that `opponent_hands` uses, at most
       max_nodes / 4 entries of 64 bytes, half as many again while the table doubles).
@@ -71,6 +75,7 @@ class SearchConfig:
     opponent_hands: float = 10.0
     reuse: bool = True
     max_nodes: int = 5_000_000
+    round_model: bool = False
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -81,7 +86,7 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
-        for name in ("tuned", "reuse"):
+        for name in ("tuned", "reuse", "round_model"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
@@ -120,8 +125,12 @@ class SearchConfig:
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
+        playouts = f"{self.policy} playouts"
+        if self.round_model:
+            playouts += (" to the end of their round, scored by the round-end model "
+                         "(the chance of a win under random play from there)")
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
-                f"({constant}) over {value}{hands}; {self.policy} playouts")
+                f"({constant}) over {value}{hands}; {playouts}")
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints it under `search`."""
@@ -129,7 +138,7 @@ class SearchConfig:
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 margin=None, tuned=None, opponent_hands=None, reuse=None) -> SearchConfig:
+                 margin=None, tuned=None, opponent_hands=None, reuse=None, round_model=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
     `margin_weight`; `tuned` and `reuse` may be given as 0 or 1, as a spec writes them.
@@ -141,7 +150,8 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                                    margin_weight=margin, tuned=None if tuned is None else bool(tuned),
-                                   opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse))
+                                   opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
+                                   round_model=None if round_model is None else bool(round_model))
 
 
 def _real(name: str, value, low: float, high: float) -> None:
