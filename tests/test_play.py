@@ -28,6 +28,15 @@ def spawn(*args):
     return child
 
 
+def quit_cleanly(child) -> None:
+    """Type quit at a prompt of `dnoir play`; it must say bye and exit with status 0."""
+    child.sendline("quit")
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def final_position(deal: str, moves: str) -> Position:
     pos = Position.parse(deal)
     for token in moves.split():
@@ -127,11 +136,7 @@ def test_tracked_game_reaches_the_recorded_games_final_view(tmp_path, seat):
     saved = tmp_path / "saved.json"
     child.sendline(f"save {saved}")
     child.expect(f"saved to {saved}")
-    child.sendline("quit")
-    child.expect("bye")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    quit_cleanly(child)
     child = spawn("play", "--track", "--load", str(saved), "--review-time", "0", "--record", str(kept))
     for prompt, answer in script[half:]:
         child.expect(prompt)

@@ -6,11 +6,10 @@ import io
 import threading
 import time
 
-import pexpect
 import pytest
 from conftest import random_position
 from test_engine import DEADLINE, engine  # noqa: F401 (the fixture)
-from test_play import spawn
+from test_play import quit_cleanly, spawn
 from test_reuse import _game_step, _searched
 
 from solver.agents.bots import make_bot
@@ -199,9 +198,5 @@ def test_play_against_a_pondering_engine_answers_and_ends_cleanly():
         time.sleep(0.2)  # the engine ponders while the player thinks
         child.sendline(legal[0])
     child.expect(r"your move \(([^)]*)\)> ")
-    child.sendline("quit")
-    child.expect("bye")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    quit_cleanly(child)
     assert "Traceback" not in child.before
