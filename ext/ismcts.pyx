@@ -56,7 +56,9 @@ ctypedef struct Node:
     uint8_t move
     uint8_t order       # low 4 bits: which child of its parent this was, in the order they were made;
                         # high 4 bits: how many of its own children have been made
-    double margin       # summed final margins for the player who made `move` (whole points: exact)
+    double margin       # summed final margins for the player who made `move` (whole points: exact);
+                        # with the round-end model, the summed results instead (the model's
+                        # probabilities, exact), which its selection reads: it has no margins
 
 # The opponent's statistics for one (decision node, the opponent's hand in the sampled world):
 # what each of its moves brought it in the worlds where it held exactly that hand
@@ -454,10 +456,10 @@ cdef class Searcher:
         cdef int scored, j
         cdef uint64_t code
         cdef bint per_hand
-        cdef bint extra = tuned or mw != 0
+        cdef bint model = self.use_model
+        cdef bint extra = tuned or mw != 0 or model
         cdef int best_order, half, playout_round
         cdef double model_value
-        cdef bint model = self.use_model
         cdef Node *n
         cdef Node *ch
         cdef Score scores[2]
@@ -511,7 +513,10 @@ cdef class Searcher:
                     ch.avail += 1
                     score = 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
                     if extra:  # off by default: the default path stays 388581d's formula and cost
-                        score = extra_score(ch, c, mw, tuned)
+                        if model:  # the exact results (start refuses the model with mw or tuned)
+                            score = ch.margin / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
+                        else:
+                            score = extra_score(ch, c, mw, tuned)
                     base[scored] = score
                     children[scored] = child
                     scored += 1
@@ -525,7 +530,7 @@ cdef class Searcher:
                     if e.visits[i] != 0:
                         # the opponent's mean in the worlds where it held this hand, with the
                         # shared mean counted as K visits of prior
-                        mean = 0.5 * ch.half_reward / ch.visits
+                        mean = ch.margin / ch.visits if model else 0.5 * ch.half_reward / ch.visits
                         score += (0.5 * e.half_reward[i] + K * mean) / (e.visits[i] + K) - mean
                 # ties go to the child made last (the order of 388581d's newest-first list)
                 if score > best_score or (score == best_score and (ch.order & 15) > best_order):
@@ -598,7 +603,12 @@ cdef class Searcher:
             half = 1 if winner == DRAW else (2 if winner == p else 0)
             ch.half_reward += half
             ch.draws += winner == DRAW
-            ch.margin += scores[p].total - scores[1 - p].total
+            if not model:
+                ch.margin += scores[p].total - scores[1 - p].total
+            elif model_value >= 0:  # the model's exact probability (the per-hand counts take `half`)
+                ch.margin += model_value if p == 0 else 1.0 - model_value
+            else:  # a game that ended before its round did (a city, or the last round)
+                ch.margin += 0.5 * half
             e = epath[i]
             if e != NULL:
                 e.visits[slots[i]] += 1
@@ -629,6 +639,8 @@ cdef class Searcher:
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
             raise ValueError(f"opponent_hands: {opponent_hands!r} is out of range (0 to {MAX_HAND_PRIOR:g})")
         if round_model is not None:
+            if margin_weight != 0 or tuned:
+                raise ValueError("round_model: the margin term and UCB1-Tuned need played-out games")
             rows = [list(row) for row in round_model]
             if len(rows) != MODEL_ROUNDS or any(len(row) != MODEL_FEATURES for row in rows):
                 raise ValueError(f"round_model: {MODEL_ROUNDS} rows of {MODEL_FEATURES} weights expected")
@@ -829,7 +841,9 @@ cdef class Searcher:
 
     def node_stats(self, moves):
         """{move: RootStats} of the children of the node that `moves` (move numbers, from the
-        root) lead to, each for the player who makes it; {} if the tree has no such node."""
+        root) lead to, each for the player who makes it; {} if the tree has no such node. With the
+        round-end model, `reward` is the exact sum of the results (the model's probabilities)
+        and `margin` and `draws` are 0: no game was played out."""
         cdef int32_t node = 0 if self.started else NO_NODE
         cdef Node *n
         cdef uint32_t todo
@@ -845,7 +859,8 @@ cdef class Searcher:
         while todo:
             n = &self.nodes[self.nodes[node].children + i]
             if n.avail > 0:
-                stats[n.move] = RootStats(n.visits, 0.5 * n.half_reward, n.margin, n.draws)
+                stats[n.move] = RootStats(n.visits, n.margin, 0.0, 0) if self.use_model \
+                    else RootStats(n.visits, 0.5 * n.half_reward, n.margin, n.draws)
             todo &= todo - 1
             i += 1
         return stats

@@ -151,3 +151,22 @@ def test_the_option_reaches_the_search_from_the_cli_and_a_spec():
     assert make_bot("ismcts:iterations=10,round_model=1").config == from_options(round_model=True)
     assert "round-end model" in from_options(round_model=True).assumes
     assert "round-end model" not in PRESETS["default"].assumes
+
+
+def test_the_model_backs_up_its_exact_probabilities_and_needs_no_margin_or_tuning():
+    from solver.errors import ArgumentError
+
+    pos = Position.random_deal(11)
+    view = pos.view(pos.to_move)
+    s = Searcher(max_nodes=100_000)
+    s.start(view.core, view.to_move, seed=1, round_model=weights())
+    s.search(iterations=3000)
+    stats = s.root_stats()
+    # sums of probabilities, not of halves; no margins or draws are kept
+    assert any((2 * st.reward) % 1 > 1e-6 for st in stats.values())
+    assert all(st.margin == 0 and st.draws == 0 and 0 <= st.reward <= st.visits for st in stats.values())
+    for options in (dict(margin_weight=0.2), dict(tuned=True)):
+        with pytest.raises(ValueError, match="played-out games"):
+            Searcher(max_nodes=1000).start(view.core, view.to_move, round_model=weights(), **options)
+    with pytest.raises(ArgumentError, match="played-out games"):
+        PRESETS["default"].replace(round_model=True, tuned=True)

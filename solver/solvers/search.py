@@ -338,9 +338,17 @@ class IsmctsSearch:
 
 def _move_stats(move: str, stats: RootStats, total: int, played_out: bool = True) -> MoveStats:
     """A move's figures from its summed results: each result is 1, 1/2 or 0, so the wins and
-    draws give the mean and the variance exactly. Without `played_out` games (results drawn
-    from the round-end model's probability), the win/draw/loss split and the margin are None."""
+    draws give the mean and the variance exactly. Without `played_out` games (the results are
+    the round-end model's probabilities), the win/draw/loss split and the margin are None and
+    the standard error is an upper bound."""
     visits, reward, margin, draws = stats
+    if visits > 0 and not played_out:
+        # the results are the model's probabilities, whose spread the tree does not keep: a
+        # result in 0..1 of this mean varies by at most mean (1 - mean), so the error is at most this
+        mean = reward / visits
+        se = math.sqrt(mean * (1 - mean) / (visits - 1)) if visits > 1 else 0.5
+        return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=None, se=se,
+                         win=None, draw=None, loss=None)
     if visits == 0:
         return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5) if played_out \
             else MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=None, se=0.5,
@@ -351,9 +359,6 @@ def _move_stats(move: str, stats: RootStats, total: int, played_out: bool = True
     variance = max(second_moment - mean * mean, 0.0)
     # one visit tells nothing of the spread: assume the widest (a fair coin) rather than 0
     se = math.sqrt(variance / (visits - 1)) if visits > 1 else 0.5
-    if not played_out:
-        return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=None, se=se,
-                         win=None, draw=None, loss=None)
     return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=margin / visits,
                      se=se, win=wins / visits, draw=draws / visits, loss=1 - (wins + draws) / visits)
 

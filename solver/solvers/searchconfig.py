@@ -89,6 +89,9 @@ class SearchConfig:
         for name in ("tuned", "reuse", "round_model"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
+        if self.round_model and (self.margin_weight != 0 or self.tuned):
+            raise ArgumentError("round_model: the margin term and UCB1-Tuned need played-out games, "
+                                "which the round-end model does not play")
         if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
                 or not 1 <= self.max_nodes <= MAX_NODES:
             raise ArgumentError(f"max_nodes: {self.max_nodes!r} is out of range (1 to {MAX_NODES})")
