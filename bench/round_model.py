@@ -51,7 +51,7 @@ def samples(seed: int, games: int) -> np.ndarray:
 
 
 def matrix(data: np.ndarray) -> np.ndarray:
-    return features(data[:, 0], data[:, 1], data[:, 2:13], data[:, 13:24], data[:, 24:29])
+    return features(data[:, 1], data[:, 2:13], data[:, 13:24], data[:, 24:29])
 
 
 def mirrored(data: np.ndarray) -> np.ndarray:

@@ -473,7 +473,7 @@ cdef class Searcher:
         depth += 1
         # selection and expansion; with the round-end model, only down to a settled result (below
         # the root, whose moves are asked for): without it, the tree of 388581d node for node
-        while world.status == ONGOING and (node == 0 or not (model and settled(&world))):
+        while world.status == ONGOING and (not model or node == 0 or not settled(&world)):
             mask = legal_mask(&world)
             if node == 0 and self.root_only:
                 mask &= self.root_only  # a legal move of the observer's in every world
@@ -621,7 +621,8 @@ cdef class Searcher:
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
         each playout with the round it starts in and backs up the model's probability of a win
-        from there (as a result of 0, 1/2 or 1 drawn with that mean) instead of playing on.
+        from there instead of playing on (exactly, in the sums the selection reads; the per-hand
+        counts take a result of 0, 1/2 or 1 drawn with that mean).
 
         ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave

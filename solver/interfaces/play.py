@@ -21,6 +21,7 @@ terminal, through a pipe, and in tests. Its commands: a move (`8`, `+3`, `T`), `
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from solver.agents.arena import make_player
@@ -292,10 +293,9 @@ class PlayLoop(Console):
         return where + f"{PLAYERS[pos.to_move]}'s move (the card played, or T)"
 
     def _one_command(self) -> None:
-        if self.engine is not None and self.game.my_turn:
-            with self.engine.pondering():  # the engine thinks on the player's time, if it ponders
-                text = self.ask(self._prompt())
-        else:
+        # against an engine, it thinks on the player's time, if it ponders
+        thinking = self.engine.pondering() if self.engine is not None and self.game.my_turn else nullcontext()
+        with thinking:
             text = self.ask(self._prompt())
         if not text:
             return

@@ -134,4 +134,3 @@ def stop_test(stop):
 
 def _never() -> bool:
     return False
-

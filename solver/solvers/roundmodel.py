@@ -38,17 +38,16 @@ POINTS = (0, 0, 0, 0, 2, 3, 4, -1, -2, -3, 0)
 LINE_SEEN = 5  # the newest cards of the line that the features read
 
 
-def features(ended, first, colls_a, colls_b, line_top):
-    """The features of n round-end states, an (n, FEATURES) array.
-
-    `ended` is not read (each round has its own weights) but fixes the row count; `first` the next
-    round's first player (0 for a); `colls_a`/`colls_b` (n, 11) counts per kind; `line_top` (n, 5)
-    the kinds of the newest five line cards, newest last, -1 where the line is shorter.
+def features(first, colls_a, colls_b, line_top):
+    """The features of n round-end states, an (n, FEATURES) array (the same whichever round ended:
+    each round has its own weights). `first` is the next round's first player (0 for a);
+    `colls_a`/`colls_b` (n, 11) counts per kind; `line_top` (n, 5) the kinds of the newest five
+    line cards, newest last, -1 where the line is shorter.
     """
     import numpy as np  # here: the search needs only the weights, and a light command no numpy
 
     points, composition = np.array(POINTS), np.array(COMPOSITION)
-    n = len(ended)
+    n = len(first)
     rows = np.arange(n)
     a, b = np.asarray(colls_a, float), np.asarray(colls_b, float)
     out = np.zeros((n, FEATURES))
@@ -92,6 +91,6 @@ def win_probability(pos) -> float:
 
     if pos.is_over or not 2 <= pos.round <= ROUNDS_MODELLED + 1 or sum(pos.actions) != 0:
         raise ValueError("the model scores a game that has just started round 2, 3 or 4")
-    x = features(np.array([pos.round - 1]), np.array([pos.first]), np.array([pos.colls[0]]),
-                 np.array([pos.colls[1]]), np.array([line_top(pos.line)]))[0]
+    x = features(np.array([pos.first]), np.array([pos.colls[0]]), np.array([pos.colls[1]]),
+                 np.array([line_top(pos.line)]))[0]
     return float(1.0 / (1.0 + np.exp(-x @ np.array(weights()[pos.round - 2]))))

@@ -342,17 +342,15 @@ def _move_stats(move: str, stats: RootStats, total: int, played_out: bool = True
     the round-end model's probabilities), the win/draw/loss split and the margin are None and
     the standard error is an upper bound."""
     visits, reward, margin, draws = stats
-    if visits > 0 and not played_out:
+    if not played_out:
         # the results are the model's probabilities, whose spread the tree does not keep: a
         # result in 0..1 of this mean varies by at most mean (1 - mean), so the error is at most this
-        mean = reward / visits
+        mean = reward / visits if visits else 0.0
         se = math.sqrt(mean * (1 - mean) / (visits - 1)) if visits > 1 else 0.5
         return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=None, se=se,
                          win=None, draw=None, loss=None)
     if visits == 0:
-        return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5) if played_out \
-            else MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=None, se=0.5,
-                           win=None, draw=None, loss=None)
+        return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5)
     wins = stats.wins
     mean = reward / visits
     second_moment = (wins + draws / 4) / visits
