@@ -281,6 +281,21 @@ cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
     return half
 
 
+# The two compiled variants of Searcher.iterate: the default search, with the options' tests
+# left out at compile time (they cost it 1.7% of its instructions as run-time tests), and the
+# search with an option on (the margin term, UCB1-Tuned or the round-end model). Empty marker
+# types: a fused type is Cython's way to compile one body twice.
+ctypedef struct DefaultSearch:
+    char unused
+
+ctypedef struct OptionsSearch:
+    char unused
+
+ctypedef fused Variant:
+    DefaultSearch
+    OptionsSearch
+
+
 cdef class Searcher:
     """One ISMCTS tree with a bounded node pool.
 
@@ -440,8 +455,8 @@ cdef class Searcher:
         self.n_nodes += n
         return True
 
-    cdef void iterate(self, const State *view, const Unseen *unseen, Rng *r, double c_own,
-                      double c_opp, int policy, double mw, bint tuned) noexcept nogil:
+    cdef void iterate(self, Variant *variant, const State *view, const Unseen *unseen, Rng *r,
+                      double c_own, double c_opp, int policy, double mw, bint tuned) noexcept nogil:
         cdef State world
         cdef int32_t path[MAX_DEPTH]
         cdef uint8_t players[MAX_DEPTH]    # who made the move of each path node
@@ -456,8 +471,9 @@ cdef class Searcher:
         cdef int scored, j
         cdef uint64_t code
         cdef bint per_hand
-        cdef bint model = self.use_model
-        cdef bint extra = tuned or mw != 0 or model
+        # the default variant compiles without the options' tests (constants the compiler folds)
+        cdef bint model = False if Variant is DefaultSearch else self.use_model
+        cdef bint extra = False if Variant is DefaultSearch else (tuned or mw != 0 or model)
         cdef int best_order, half, playout_round
         cdef double model_value
         cdef Node *n
@@ -814,6 +830,7 @@ cdef class Searcher:
         cdef double limit = _budget("seconds", seconds, MAX_SECONDS)
         cdef long done = 0
         cdef double deadline
+        cdef bint options = self.use_model or self.tuned or self.margin_weight != 0
         if not self.started:
             raise ValueError("call start() first")
         if budget <= 0 and limit <= 0:
@@ -821,8 +838,12 @@ cdef class Searcher:
         with nogil:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
-                self.iterate(&self.root, &self.unseen, &self.rng, self.exploration,
-                             self.opponent_exploration, self.policy, self.margin_weight, self.tuned)
+                if options:
+                    self.iterate(<OptionsSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
+                                 self.opponent_exploration, self.policy, self.margin_weight, self.tuned)
+                else:
+                    self.iterate(<DefaultSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
+                                 self.opponent_exploration, self.policy, self.margin_weight, self.tuned)
                 done += 1
                 if budget > 0 and done >= budget:
                     break
