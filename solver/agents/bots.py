@@ -103,7 +103,9 @@ class Bot:
         on its last move in another thread until the block ends; the others do nothing."""
         yield
 
-    def choose(self, view: Position) -> Move:  # pragma: no cover - interface
+    def choose(self, view: Position, stop=None) -> Move:  # pragma: no cover - interface
+        """The move for `view` (the mover's view). `stop`, a threading.Event, ends a search early
+        when it is set (the answer is then the best so far); bots that answer at once ignore it."""
         raise NotImplementedError
 
     def _next_seed(self) -> int:
@@ -118,7 +120,7 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def choose(self, view: Position) -> Move:
+    def choose(self, view: Position, stop=None) -> Move:
         return self.rng.choice(view.legal_moves())
 
 
@@ -128,7 +130,7 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def choose(self, view: Position) -> Move:
+    def choose(self, view: Position, stop=None) -> Move:
         return Move(view.core.greedy_move())
 
 
@@ -143,7 +145,7 @@ class PimcBot(Bot):
         self.policy = POLICY.read("policy", policy)
         self.name = f"pimc:worlds={self.worlds}"
 
-    def choose(self, view: Position) -> Move:
+    def choose(self, view: Position, stop=None) -> Move:
         values = flat_values(view.core, view.to_move, self.worlds,
                              seed=self._next_seed(), policy=str(self.policy))  # the compiled code takes a plain str
         best = max(values, key=lambda m: (values[m][0], values[m][1]))

@@ -480,8 +480,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                         pos = game.position
                         view = pos.view(PLAYERS[pos.to_move])
                         bot = session.bot
-                        move = bot.choose(view, stop=gone) if isinstance(bot, (IsmctsBot, ExternalBot)) \
-                            else bot.choose(view)
+                        move = bot.choose(view, stop=gone)
                         if gone.is_set():
                             break
                         game.push(str(move))
