@@ -1,0 +1,169 @@
+"""How often a search's root choice agrees with a much longer search's, and what the others cost.
+
+    python -m solver.bench.root_choice [--positions 100] [--iterations 20000]
+                                       [--reference 1280000] [--seed 7] [--out FILE]
+
+A cheap look at a search change before a match (bench/STRENGTH.md, round 7). Positions come from
+uniformly random play (the view of the player to move, in rounds 1 to 4, with at least three
+actions left in the round and a choice to make). Each is searched once at `--reference`
+iterations by the default search (opponent_hands 10, as the engine), then twice at `--iterations`
+and twice at 4 × `--iterations`, with other seeds. For each way of choosing the root move the
+report gives the share of choices equal to the reference's most-visited move and the mean
+regret: the reference's mean result of its own choice less its mean result of the move chosen,
+in thousandths of a win (the reference's means are themselves estimates: the regret of a
+reference against itself is 0 by definition, not a measured figure).
+
+The ways: `visits` (the engine's rule: the most-visited move), `mean` (the best mean among moves
+with 100 visits or more) and `mixmax` (each move's mean mixed, a quarter to three quarters, with
+one minus the best reply's value, recursively over four plies, counting only nodes with 30
+visits or more). Seeded: the same arguments print the same report. With --out, one JSON line a
+position is written as it is done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Callable
+
+from solver.rules.position import Position
+from solver.solvers._ismcts import Searcher
+
+OPPONENT_HANDS = 10.0     # the default search's per-hand prior (solver.solvers.ismcts)
+MEAN_MIN_VISITS = 100     # `mean` ignores moves with fewer visits than this
+MIXMAX_WEIGHT = 0.25      # `mixmax`: the weight of the best reply's value
+MIXMAX_MIN_VISITS = 30    # `mixmax`: nodes with fewer visits keep their mean
+MIXMAX_PLIES = 4
+ROUND_ACTIONS = 12
+
+
+def study_positions(count: int, seed: int) -> list[Position]:
+    """`count` views, to move, from random play; at least 3 actions left in the round."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position.random_deal(rng.getrandbits(32))
+        for _ in range(rng.randrange(0, 36)):
+            if pos.is_over:
+                break
+            pos = pos.play(rng.choice(pos.legal_moves()))
+        if pos.is_over or len(pos.legal_moves()) < 2 or ROUND_ACTIONS - sum(pos.actions) < 3:
+            continue
+        out.append(pos.view("ab"[pos.to_move]))
+    return out
+
+
+def mean_result(stats) -> float:
+    return stats.reward / stats.visits
+
+
+def mixmax_values(searcher: Searcher, path: tuple, plies: int, weight: float, min_visits: int) -> dict:
+    """{move: value for the player who makes it} at the node `path` leads to: the move's mean,
+    mixed with one minus its best reply's value where the reply's node has `min_visits`."""
+    values = {}
+    for move, stats in searcher.node_stats(path).items():
+        if stats.visits == 0:
+            continue
+        value = mean_result(stats)
+        if plies > 1 and stats.visits >= min_visits:
+            below = searcher.node_stats(path + (move,))
+            replies = mixmax_values(searcher, path + (move,), plies - 1, weight, min_visits)
+            counted = [v for m, v in replies.items() if below[m].visits >= min_visits]
+            if counted:
+                value = (1 - weight) * value + weight * (1 - max(counted))
+        values[move] = value
+    return values
+
+
+def choices(searcher: Searcher, plies: int) -> dict[str, int]:
+    """The root move each way of choosing picks from the searcher's tree."""
+    stats = searcher.root_stats()
+    mix = mixmax_values(searcher, (), plies, MIXMAX_WEIGHT, MIXMAX_MIN_VISITS)
+    return {
+        "visits": max(stats, key=lambda m: stats[m].visits),
+        "mean": max(stats, key=lambda m: mean_result(stats[m]) if stats[m].visits >= MEAN_MIN_VISITS else -1.0),
+        "mixmax": max(mix, key=mix.get),
+    }
+
+
+def study(positions: int, iterations: int, reference: int, seed: int,
+          progress: Callable[[dict], None] = lambda row: None) -> list[dict]:
+    """One row a position: the reference's stats and choice, and each budget's choices."""
+    searcher = Searcher(max_nodes=5_000_000)
+    rows = []
+    for k, view in enumerate(study_positions(positions, seed)):
+        left = ROUND_ACTIONS - sum(view.actions)
+        searcher.start(view.core, observer=view.to_move, seed=1000 + k, opponent_hands=OPPONENT_HANDS)
+        searcher.search(iterations=reference)
+        ref = {int(m): (s.visits, mean_result(s)) for m, s in searcher.root_stats().items()}
+        row = {"position": str(view), "reference": ref, "best": max(ref, key=lambda m: ref[m][0]), "picks": {}}
+        for scale in (1, 4):
+            for rep in range(2):
+                searcher.start(view.core, observer=view.to_move, seed=50 * k + rep, opponent_hands=OPPONENT_HANDS)
+                searcher.search(iterations=scale * iterations)
+                for way, move in choices(searcher, min(left, MIXMAX_PLIES)).items():
+                    row["picks"].setdefault(f"{way} {scale}x", []).append(int(move))
+        rows.append(row)
+        progress(row)
+    return rows
+
+
+def report(rows: list[dict]) -> str:
+    """The agreement and the mean regret of each way and budget, as a table."""
+    lines = [f"{len(rows)} positions; regret in thousandths of a win (the reference's means)",
+             f"{'way':12s} {'agree':>6s} {'regret':>7s}"]
+    ways = sorted({w for r in rows for w in r["picks"]}, key=lambda w: (w.split()[1], w))
+    for way in ways:
+        agree = regret = n = 0
+        for r in rows:
+            ref = {int(m): v for m, v in r["reference"].items()}
+            best = ref[int(r["best"])][1]
+            for move in r["picks"][way]:
+                n += 1
+                agree += move == int(r["best"])
+                regret += best - ref.get(move, (0, best))[1]
+        lines.append(f"{way:12s} {agree / n:6.3f} {1000 * regret / n:7.2f}")
+    return "\n".join(lines)
+
+
+def whole(low: int, high: int):
+    """An argparse type: a whole number from low to high, or one line naming the problem."""
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({low} to {high})")
+        return value
+    return read
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m solver.bench.root_choice", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--positions", type=whole(1, 10_000), default=100, metavar="1..10000")
+    ap.add_argument("--iterations", type=whole(100, 1_000_000), default=20000, metavar="100..1000000")
+    ap.add_argument("--reference", type=whole(100, 100_000_000), default=1_280_000, metavar="100..100000000")
+    ap.add_argument("--seed", type=whole(0, 2**32 - 1), default=7, metavar="0..4294967295")
+    ap.add_argument("--out", help="write one JSON line a position as it is done")
+    args = ap.parse_args(argv)
+    out = open(args.out, "w") if args.out else None
+
+    def progress(row):
+        print(f"position {progress.done + 1}/{args.positions}", file=sys.stderr, flush=True)
+        progress.done += 1
+        if out:
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+    progress.done = 0
+    try:
+        print(report(study(args.positions, args.iterations, args.reference, args.seed, progress)))
+    finally:
+        if out:
+            out.close()
+
+
+if __name__ == "__main__":
+    main()
