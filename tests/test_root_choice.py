@@ -44,24 +44,34 @@ def test_positions_have_a_choice_and_actions_left_in_the_round():
 
 def test_report_counts_agreement_and_regret():
     rows = [{"reference": {"0": [900, 0.6], "3": [100, 0.5]}, "best": 0,
-             "picks": {"visits 1x": [0, 3], "visits 4x": [0, 0]}}]
-    text = rc.report(rows)
-    assert "visits 1x     0.500   50.00" in text
-    assert "visits 4x     1.000    0.00" in text
+             "picks": {"visits 1x": [0, 3], "visits 4x": [0, 0]}},
+            {"reference": {"1": [900, 0.7], "2": [100, 0.4]}, "best": 1,
+             "picks": {"visits 1x": [1, 1], "visits 4x": [2, 1]}}]
+    lines = rc.report(rows).splitlines()
+    # regrets: 1x 0.05 and 0, 4x 0 and 0.15; paired differences -0.05 and +0.15
+    assert lines[2].split() == ["visits", "1x", "0.750", "25.00", "+0.00", "0.00"]
+    assert lines[3].split() == ["visits", "4x", "0.750", "75.00", "+50.00", "100.00"]
 
 
-def test_study_is_seeded():
+def test_study_is_seeded_and_has_every_way_and_budget():
     first = rc.study(2, 200, 1000, 4)
     assert first == rc.study(2, 200, 1000, 4)
-    assert all(len(moves) == 2 for row in first for moves in row["picks"].values())
+    ways = {f"{way} {scale}x" for way in ("visits", "mean", "mixmax") for scale in (1, 4)}
+    for row in first:
+        assert set(row["picks"]) == ways
+        assert all(len(moves) == 2 for moves in row["picks"].values())
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--positions", "0"], "--positions: 0 is out of range (1 to 10000)"),
-    (["--iterations", "ten"], "--iterations: 'ten' is not a whole number"),
+    (["--positions", "0"], "argument --positions: 0 is out of range (1 to 10000)"),
+    (["--iterations", "ten"], "argument --iterations: 'ten' is not a whole number"),
+    (["--reference", "1000", "--iterations", "300"], "--reference 1000 must be more than 4 x --iterations (1200)"),
+    (["--reference", "2000000"], "argument --reference: 2000000 is out of range (100 to 1900000)"),
+    (["--out", "."], "--out '.': Is a directory"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, message):
     run = subprocess.run([sys.executable, "-m", "solver.bench.root_choice", *args],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
-    assert run.stderr.strip().splitlines()[-1].endswith(message)
+    assert run.stderr == f"python -m solver.bench.root_choice: {message}\n"
+    assert run.stdout == ""

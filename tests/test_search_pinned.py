@@ -62,3 +62,26 @@ def test_the_388581d_preset_is_the_raw_searchers_defaults():
     raw.start(view.core, observer=view.to_move, seed=thread_seed(5, 0))
     raw.search(iterations=3000)
     assert search.root_stats() == raw.root_stats()
+
+
+@pytest.mark.parametrize("option", [dict(tuned=True), dict(margin_weight=0.2), dict(round_model="weights")])
+def test_each_option_reaches_the_options_variant(option):
+    # The iteration is compiled twice (ext/ismcts.pyx, Variant): the default without the options'
+    # tests. An option that the variant test in search() missed would search as the default does,
+    # node for node; each option must change the tree.
+    from solver.solvers.roundmodel import weights
+    if option.get("round_model") == "weights":
+        option = dict(round_model=weights())
+    # a round-3 position, where some means are far from 1/2: UCB1-Tuned changes the exploration
+    # only where the results spread less than a fair coin's (it leaves a round-1 start's tree as is)
+    pos, rng = Position.random_deal(31), random.Random(31)
+    for _ in range(30):
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    view = pos.view("ab"[pos.to_move])
+    trees = []
+    for extra in ({}, option):
+        searcher = Searcher(max_nodes=200_000)
+        searcher.start(view.core, observer=view.to_move, seed=5, opponent_hands=10.0, **extra)
+        searcher.search(iterations=3000)
+        trees.append({m: (s.visits, s.reward) for m, s in searcher.root_stats().items()})
+    assert trees[0] != trees[1]

@@ -103,9 +103,10 @@ class Bot:
         on its last move in another thread until the block ends; the others do nothing."""
         yield
 
-    def choose(self, view: Position, stop=None) -> Move:  # pragma: no cover - interface
-        """The move for `view` (the mover's view). `stop`, a threading.Event, ends a search early
-        when it is set (the answer is then the best so far); bots that answer at once ignore it."""
+    def choose(self, view: Position, *, stop=None) -> Move:  # pragma: no cover - interface
+        """The move for `view` (the mover's view). `stop` (a threading.Event, or a callable that
+        returns True to stop) ends a search early, the answer then the best so far; bots that
+        answer at once ignore it."""
         raise NotImplementedError
 
     def _next_seed(self) -> int:
@@ -120,7 +121,7 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def choose(self, view: Position, stop=None) -> Move:
+    def choose(self, view: Position, *, stop=None) -> Move:
         return self.rng.choice(view.legal_moves())
 
 
@@ -130,7 +131,7 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def choose(self, view: Position, stop=None) -> Move:
+    def choose(self, view: Position, *, stop=None) -> Move:
         return Move(view.core.greedy_move())
 
 
@@ -145,7 +146,7 @@ class PimcBot(Bot):
         self.policy = POLICY.read("policy", policy)
         self.name = f"pimc:worlds={self.worlds}"
 
-    def choose(self, view: Position, stop=None) -> Move:
+    def choose(self, view: Position, *, stop=None) -> Move:
         values = flat_values(view.core, view.to_move, self.worlds,
                              seed=self._next_seed(), policy=str(self.policy))  # the compiled code takes a plain str
         best = max(values, key=lambda m: (values[m][0], values[m][1]))
@@ -216,7 +217,7 @@ class IsmctsBot(Bot):
             stop.set()
             thinker.join()
 
-    def choose(self, view: Position, limit: Limit | None = None, stop=None) -> Move:
+    def choose(self, view: Position, limit: Limit | None = None, *, stop=None) -> Move:
         """The advised move; `limit` replaces the bot's own budget for this move, and `stop` (an
         Event or a callable, as `advise` takes it) ends the search early with its best move so
         far (the web server's, when the player who waits for the move has gone)."""

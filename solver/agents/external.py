@@ -283,7 +283,7 @@ class ExternalBot:
         ponders by itself when its Ponder option is on (it searches until the next command)."""
         yield
 
-    def choose(self, view: Position, stop=None) -> Move:
+    def choose(self, view: Position, *, stop=None) -> Move:
         """Ask the engine for its move in `view`; EngineFault if it times out, dies or cheats.
 
         `stop` (a callable or a `threading.Event`): once set, the engine is told to `stop`
