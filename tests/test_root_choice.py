@@ -69,8 +69,10 @@ def test_study_is_seeded_and_has_every_way_and_budget():
     (["--reference", "2000000"], "argument --reference: 2000000 is out of range (100 to 1900000)"),
     (["--out", "."], "--out '.': Is a directory"),
 ])
-def test_bad_arguments_exit_2_with_one_line(args, message):
-    run = subprocess.run([sys.executable, "-m", "solver.bench.root_choice", *args],
+def test_bad_arguments_exit_2_with_one_line(args, message, tmp_path):
+    # Run from an empty folder: from the checkout, `-m solver...` would import the checkout's
+    # uncompiled sources instead of the installed package (CI installs with `pip install .`).
+    run = subprocess.run([sys.executable, "-m", "solver.bench.root_choice", *args], cwd=tmp_path,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stderr == f"python -m solver.bench.root_choice: {message}\n"
