@@ -64,7 +64,8 @@ def test_the_388581d_preset_is_the_raw_searchers_defaults():
     assert search.root_stats() == raw.root_stats()
 
 
-@pytest.mark.parametrize("option", [dict(tuned=True), dict(margin_weight=0.2), dict(round_model="weights")])
+@pytest.mark.parametrize("option", [dict(tuned=True), dict(margin_weight=0.2), dict(round_model="weights"),
+                                    dict(fpu=0.8)])
 def test_each_option_reaches_the_options_variant(option):
     # The iteration is compiled twice (ext/ismcts.pyx, Variant): the default without the options'
     # tests. An option that the variant test in search() missed would search as the default does,

@@ -226,7 +226,7 @@ class IsmctsSearch:
         searcher.start(view.core, view.to_move, seed=seed, exploration=config.exploration,
                        opponent_exploration=config.opponent, policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
-                       opponent_hands=config.opponent_hands,
+                       opponent_hands=config.opponent_hands, fpu=-1.0 if config.fpu is None else config.fpu,
                        round_model=roundmodel.weights() if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:
