@@ -4,7 +4,7 @@
 One tree per `Searcher`, over the moves seen from the observer's side: every iteration
 samples a world consistent with the observer's view (world.pxd), descends the tree
 choosing among the children whose move is legal in that world by UCB1 with availability
-counts (its constant may differ at the opponent's decisions; a margin term, UCB1-Tuned
+counts (its constant may differ at the opponent's decisions and at the root; a margin term, UCB1-Tuned
 and first-play urgency are options, solver.solvers.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
@@ -329,6 +329,7 @@ cdef class Searcher:
     cdef Rng rng
     cdef double exploration
     cdef double opponent_exploration    # at the opponent's decisions
+    cdef double root_exploration        # at the root, whose visits are the advice
     cdef double margin_weight
     cdef bint tuned         # UCB1-Tuned: the exploration term scaled by each child's spread of results
     cdef int policy
@@ -502,6 +503,8 @@ cdef class Searcher:
                 mask &= self.root_only  # a legal move of the observer's in every world
             n = &self.nodes[node]
             c = c_own if world.to_move == unseen.observer else c_opp
+            if node == 0:
+                c = self.root_exploration
             tried = 0
             best_child = NO_NODE
             best_score = -1e300
@@ -652,13 +655,18 @@ cdef class Searcher:
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
-              opponent_exploration=None, double opponent_hands=0.0, round_model=None, double fpu=-1.0):
+              opponent_exploration=None, double opponent_hands=0.0, round_model=None, double fpu=-1.0,
+              root_exploration=None):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
         each playout with the round it starts in and backs up the model's probability of a win
         from there instead of playing on (exactly, in the sums the selection reads; the per-hand
         counts take a result of 0, 1/2 or 1 drawn with that mean).
+
+        `root_exploration` (None: `exploration`) is the constant at the root, whose visits
+        choose the advice: a larger one spreads them for the choice at the root (simple regret)
+        while the nodes below keep theirs.
 
         `fpu` (0 to MAX_FPU; negative: off, the default) is the first-play urgency below the
         root: a node's untried moves (legal in the sampled world) wait while a tried one scores
@@ -678,6 +686,10 @@ cdef class Searcher:
                              f"(0 to {MAX_EXPLORATION:g})")
         if not (0 <= margin_weight <= 1):
             raise ValueError(f"margin_weight: {margin_weight!r} is out of range (0 to 1)")
+        if root_exploration is None:
+            root_exploration = exploration
+        if not (0 <= root_exploration <= MAX_EXPLORATION):  # False for NaN too
+            raise ValueError(f"root_exploration: {root_exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
         if not (fpu <= MAX_FPU):  # False for NaN too
             raise ValueError(f"fpu: {fpu!r} is out of range (0 to {MAX_FPU:g}, or negative: off)")
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
@@ -701,6 +713,7 @@ cdef class Searcher:
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         self.exploration = exploration
         self.opponent_exploration = opponent_exploration
+        self.root_exploration = root_exploration
         # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
         self.margin_weight = margin_weight / MARGIN_SCALE
         self.tuned = tuned

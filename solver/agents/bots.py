@@ -173,7 +173,8 @@ class IsmctsBot(Bot):
     KEYS = {"iterations": Key("whole", 1, MAX_ITERATIONS), "time": Key("real", MIN_SECONDS, MAX_SECONDS),
             "threads": Key("whole", 1, MAX_THREADS), "search": Key("choice", choices=tuple(PRESETS)),
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
-            "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
+            "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION),
+            "root_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
             "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
             "fpu": Key("real", 0.0, MAX_FPU, off=FPU_OFF),
             "reuse": Key("whole", 0, 1), "round_model": Key("whole", 0, 1), "ponder": Key("whole", 0, 1),
@@ -184,7 +185,7 @@ class IsmctsBot(Bot):
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
-                 margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
+                 root_exploration: float | None = None, margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
                  reuse: int | None = None, round_model: int | None = None, ponder: int = 0,
                  limit: Limit | None = None, fpu: float | str | None = None):
         super().__init__(seed)
@@ -196,6 +197,7 @@ class IsmctsBot(Bot):
             raise SpecError("an ISMCTS bot needs a finite limit (iterations, time or both)")
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
+                     root_exploration=root_exploration,
                      margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
                      round_model=round_model, fpu=fpu)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
@@ -280,7 +282,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, fpu=0 to 2|off, reuse=0 to 1, round_model=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, fpu=0 to 2|off, reuse=0 to 1, round_model=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

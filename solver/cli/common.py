@@ -157,6 +157,9 @@ def search_options(command):
                      help="The UCB exploration constant at the mover's decisions [default: the preset's]."),
         click.option("--opponent-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
                      help="The exploration constant at the opponent's decisions [default: the preset's]."),
+        click.option("--root-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
+                     help="The exploration constant at the root, whose visits choose the advice "
+                          "[default: the preset's, which is --exploration's]."),
         click.option("--margin", type=Real(0.0, 1.0), default=None,
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
                           "this fraction of a win [default: the preset's]."),
@@ -180,10 +183,11 @@ def search_options(command):
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
-        def wrapper(*args, preset, policy, exploration, opponent_exploration, margin, tuned, opponent_hands,
+        def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration, margin, tuned, opponent_hands,
                     fpu, reuse, round_model, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
-                                  opponent_exploration=opponent_exploration, margin=margin, tuned=tuned,
+                                  opponent_exploration=opponent_exploration, root_exploration=root_exploration,
+                                  margin=margin, tuned=tuned,
                                   opponent_hands=opponent_hands, reuse=reuse, round_model=round_model, fpu=fpu)
             return callback(*args, config=config, **kwargs)
 

@@ -224,7 +224,8 @@ class IsmctsSearch:
     def _start(self, searcher: Searcher, view: Position, seed: int) -> None:
         config = self.config
         searcher.start(view.core, view.to_move, seed=seed, exploration=config.exploration,
-                       opponent_exploration=config.opponent, policy=config.policy.value,
+                       opponent_exploration=config.opponent, root_exploration=config.root_exploration,
+                       policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
                        opponent_hands=config.opponent_hands, fpu=-1.0 if config.fpu is None else config.fpu,
                        round_model=roundmodel.weights() if config.round_model else None)

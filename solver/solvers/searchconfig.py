@@ -46,6 +46,8 @@ class SearchConfig:
 
     - `exploration`: the UCB constant at the searching player's own decisions;
     - `opponent_exploration`: the constant at the opponent's decisions (None: `exploration`);
+    - `root_exploration`: the constant at the root, whose visits choose the advice (None:
+      `exploration`);
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker';
     - `margin_weight`: how much the final margin counts in the selection (a margin of 40
@@ -72,6 +74,7 @@ class SearchConfig:
 
     exploration: float = 0.7
     opponent_exploration: float | None = None
+    root_exploration: float | None = None
     policy: Policy = Policy.RANDOM
     margin_weight: float = 0.0
     tuned: bool = False
@@ -85,6 +88,8 @@ class SearchConfig:
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
         if self.opponent_exploration is not None:
             _real("opponent_exploration", self.opponent_exploration, 0.0, MAX_EXPLORATION)
+        if self.root_exploration is not None:
+            _real("root_exploration", self.root_exploration, 0.0, MAX_EXPLORATION)
         if self.policy not in POLICY_NAMES:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
@@ -131,6 +136,8 @@ class SearchConfig:
         constant = f"exploration {self.exploration:g}"
         if self.opponent != self.exploration:
             constant += f", {self.opponent:g} at the opponent's decisions"
+        if self.root_exploration is not None and self.root_exploration != self.exploration:
+            constant += f", {self.root_exploration:g} at the root"
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
@@ -153,7 +160,7 @@ FPU_OFF = "off"
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 margin=None, tuned=None, opponent_hands=None, reuse=None, round_model=None,
+                 root_exploration=None, margin=None, tuned=None, opponent_hands=None, reuse=None, round_model=None,
                  fpu=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
@@ -168,6 +175,7 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
     if preset not in PRESETS:
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     config = PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
+                                     root_exploration=root_exploration,
                                      margin_weight=margin, tuned=None if tuned is None else bool(tuned),
                                      opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
                                      round_model=None if round_model is None else bool(round_model))
