@@ -4,8 +4,8 @@
 One tree per `Searcher`, over the moves seen from the observer's side: every iteration
 samples a world consistent with the observer's view (world.pxd), descends the tree
 choosing among the children whose move is legal in that world by UCB1 with availability
-counts (its constant may differ at the opponent's decisions and at the root; a margin term, UCB1-Tuned
-and first-play urgency are options, solver.solvers.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
+counts (its constant may differ at the opponent's decisions and at the root; a margin term and
+UCB1-Tuned are options, solver.solvers.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
 the player who made its move.
 
@@ -89,9 +89,6 @@ MARGIN_SCALE = 40.0
 NODE_BYTES = sizeof(Node) + 3 * sizeof(HandStats) // 8
 # The largest opponent_hands (the shared mean's weight, in visits, against one hand's own results).
 MAX_HAND_PRIOR = 1000.0
-# The largest first-play urgency (`fpu`, in wins): at 2 an untried move outscores every tried one
-# whose exploration term is below 1, nearly the search without it.
-MAX_FPU = 2.0
 
 
 class RootStats(namedtuple("RootStats", "visits reward margin draws")):
@@ -286,7 +283,7 @@ cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
 
 # The two compiled variants of Searcher.iterate: the default search, with the options' tests
 # left out at compile time (they cost it 1.7% of its instructions as run-time tests), and the
-# search with an option on (the margin term, UCB1-Tuned, first-play urgency or the round-end model). Empty marker
+# search with an option on (the margin term, UCB1-Tuned or the round-end model). Empty marker
 # types: a fused type is Cython's way to compile one body twice.
 ctypedef struct DefaultSearch:
     char unused
@@ -342,7 +339,6 @@ cdef class Searcher:
     cdef int max_hand_bits          # the table grows up to 2**max_hand_bits slots
     cdef uint32_t root_only         # the root's moves the iterations may take (pondering); 0: all
     cdef bint use_model             # playouts end with their round, scored by the round-end model
-    cdef double fpu                 # first-play urgency below the root (< 0: off, untried moves first)
     cdef double model[MODEL_ROUNDS * MODEL_FEATURES]  # its weights (solver.solvers.roundmodel)
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
@@ -474,9 +470,6 @@ cdef class Searcher:
         cdef double base[NMOVES]           # the tried children's scores before the per-hand term
         cdef int32_t children[NMOVES]      # and their nodes, in move order
         cdef int scored, j
-        cdef uint32_t tried_visits
-        cdef uint64_t tried_half
-        cdef bint expand_now
         cdef uint64_t code
         cdef bint per_hand
         # the default variant compiles without the options' tests (constants the compiler folds)
@@ -520,8 +513,6 @@ cdef class Searcher:
                 code = hand_code(&world, world.to_move)
                 DN_PREFETCH(&self.hands[self.hand_home(node, code)])
             scored = 0
-            tried_visits = 0
-            tried_half = 0
             if n.children != NO_NODE:
                 if DNOIR_CHECKED and mask & ~n.child_mask:
                     # possible_moves must hold every move of every world that reaches the node
@@ -539,9 +530,6 @@ cdef class Searcher:
                         continue  # not tried yet
                     tried |= 1u << m
                     ch.avail += 1
-                    if Variant is OptionsSearch:
-                        tried_visits += ch.visits
-                        tried_half += ch.half_reward
                     score = 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
                     if extra:  # off by default: the default path stays 388581d's formula and cost
                         if model:  # the exact results (start refuses the model with mw or tuned)
@@ -568,15 +556,7 @@ cdef class Searcher:
                     best_score = score
                     best_order = ch.order & 15
                     best_child = children[j]
-            expand_now = (mask & ~tried) != 0
-            if Variant is OptionsSearch:
-                if expand_now and self.fpu >= 0 and node != 0 and best_child != NO_NODE:
-                    # first-play urgency (Gelly & Wang 2006): an untried move scores the mover's
-                    # mean over the tried ones plus fpu, so that a tried move scoring above that
-                    # is followed deeper before the node's other moves are tried (at the root,
-                    # every move is tried first: its figures are the advice)
-                    expand_now = best_score < 0.5 * tried_half / tried_visits + self.fpu
-            if expand_now:
+            if mask & ~tried:
                 # expand one untried move, chosen at random
                 mask &= ~tried
                 m = nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
@@ -655,7 +635,7 @@ cdef class Searcher:
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
-              opponent_exploration=None, double opponent_hands=0.0, round_model=None, double fpu=-1.0,
+              opponent_exploration=None, double opponent_hands=0.0, round_model=None,
               root_exploration=None):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
@@ -668,14 +648,9 @@ cdef class Searcher:
         choose the advice: a larger one spreads them for the choice at the root (simple regret)
         while the nodes below keep theirs.
 
-        `fpu` (0 to MAX_FPU; negative: off, the default) is the first-play urgency below the
-        root: a node's untried moves (legal in the sampled world) wait while a tried one scores
-        above the mover's mean over the tried ones plus `fpu`, instead of being tried first.
-
         ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
-        the selection without a child), an fpu above MAX_FPU or NaN, or model weights of
-        another shape or not finite.
+        the selection without a child), or model weights of another shape or not finite.
         """
         if not (0 <= exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"exploration: {exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
@@ -690,8 +665,6 @@ cdef class Searcher:
             root_exploration = exploration
         if not (0 <= root_exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"root_exploration: {root_exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
-        if not (fpu <= MAX_FPU):  # False for NaN too
-            raise ValueError(f"fpu: {fpu!r} is out of range (0 to {MAX_FPU:g}, or negative: off)")
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
             raise ValueError(f"opponent_hands: {opponent_hands!r} is out of range (0 to {MAX_HAND_PRIOR:g})")
         if round_model is not None:
@@ -722,7 +695,6 @@ cdef class Searcher:
             self.start_hands()
         self.hand_prior = opponent_hands
         self.use_model = round_model is not None
-        self.fpu = fpu if fpu >= 0 else -1.0
         if self.use_model:
             for i in range(MODEL_ROUNDS * MODEL_FEATURES):
                 self.model[i] = flat[i]
@@ -871,7 +843,7 @@ cdef class Searcher:
         cdef double limit = _budget("seconds", seconds, MAX_SECONDS)
         cdef long done = 0
         cdef double deadline
-        cdef bint options = self.use_model or self.tuned or self.margin_weight != 0 or self.fpu >= 0
+        cdef bint options = self.use_model or self.tuned or self.margin_weight != 0
         if not self.started:
             raise ValueError("call start() first")
         if budget <= 0 and limit <= 0:

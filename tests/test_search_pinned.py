@@ -64,8 +64,7 @@ def test_the_388581d_preset_is_the_raw_searchers_defaults():
     assert search.root_stats() == raw.root_stats()
 
 
-@pytest.mark.parametrize("option", [dict(tuned=True), dict(margin_weight=0.2), dict(round_model="weights"),
-                                    dict(fpu=0.8)])
+@pytest.mark.parametrize("option", [dict(tuned=True), dict(margin_weight=0.2), dict(round_model="weights")])
 def test_each_option_reaches_the_options_variant(option):
     # The iteration is compiled twice (ext/ismcts.pyx, Variant): the default without the options'
     # tests. An option that the variant test in search() missed would search as the default does,

@@ -38,38 +38,31 @@ from solver.base.seeds import thread_seed
 from solver.errors import SpecError
 from solver.rules.cards import Move
 from solver.rules.position import Position
-from solver.solvers._ismcts import MAX_FPU, MAX_HAND_PRIOR, POLICY_NAMES
+from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 from solver.solvers._pimc import flat_values
 from solver.solvers.limit import Limit
 from solver.solvers.search import DEFAULT_POLICY, KeptTree, advise
-from solver.solvers.searchconfig import FPU_OFF, PRESETS, from_options
+from solver.solvers.searchconfig import PRESETS, from_options
 
 
 @dataclass(frozen=True)
 class Key:
-    """One key of a bot spec: its type ('whole', 'real' or 'choice') and range or choices;
-    `off`, a word a 'real' key also takes (returned as it is)."""
+    """One key of a bot spec: its type ('whole', 'real' or 'choice') and range or choices."""
 
     kind: str
     low: float = 0
     high: float = 0
     choices: tuple[str, ...] = ()
-    off: str | None = None
 
     def read(self, name: str, value):
         """`value` (the spec's text, or a number from the API) checked; SpecError names `name`."""
-        if self.off is not None and value == self.off:
-            return value
         try:
             if self.kind == "whole":
                 return whole(name, value, self.low, self.high)
             if self.kind == "real":
                 return real(name, value, self.low, self.high)
         except ValueError as e:
-            words = str(e)
-            if self.off is not None and words.endswith(")"):
-                words = f"{words[:-1]}, or {self.off})"
-            raise SpecError(words) from None
+            raise SpecError(str(e)) from None
         if value not in self.choices:
             raise SpecError(f"{name}: {str(value)[:40]!r} is not one of {', '.join(self.choices)}")
         return value
@@ -78,9 +71,7 @@ class Key:
         """The range or choices, as error messages show them."""
         if self.kind == "choice":
             return "|".join(self.choices)
-        if self.kind == "real":
-            return f"{self.low:g} to {self.high:g}" + (f"|{self.off}" if self.off else "")
-        return f"{self.low} to {self.high}"
+        return f"{self.low:g} to {self.high:g}" if self.kind == "real" else f"{self.low} to {self.high}"
 
 
 SEED = Key("whole", 0, MAX_SEED)
@@ -176,7 +167,6 @@ class IsmctsBot(Bot):
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION),
             "root_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
             "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
-            "fpu": Key("real", 0.0, MAX_FPU, off=FPU_OFF),
             "reuse": Key("whole", 0, 1), "round_model": Key("whole", 0, 1), "ponder": Key("whole", 0, 1),
             "seed": SEED}
     TAKES_LIMIT = True
@@ -185,9 +175,10 @@ class IsmctsBot(Bot):
     def __init__(self, seed: int = 0, iterations: int | None = None, time: float | None = None,
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
-                 root_exploration: float | None = None, margin: float | None = None, tuned: int | None = None, opponent_hands: float | None = None,
+                 root_exploration: float | None = None, margin: float | None = None, tuned: int | None = None,
+                 opponent_hands: float | None = None,
                  reuse: int | None = None, round_model: int | None = None, ponder: int = 0,
-                 limit: Limit | None = None, fpu: float | str | None = None):
+                 limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -199,7 +190,7 @@ class IsmctsBot(Bot):
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                      root_exploration=root_exploration,
                      margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
-                     round_model=round_model, fpu=fpu)
+                     round_model=round_model)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
         self.config = from_options(keys["search"].read("search", search), **settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
@@ -282,7 +273,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, fpu=0 to 2|off, reuse=0 to 1, round_model=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, round_model=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

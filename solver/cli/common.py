@@ -21,8 +21,8 @@ from solver.agents.external import EngineFault, check_engine
 from solver.base.bounds import MAX_EXPLORATION, fmt, real, whole
 from solver.rules.events import apply_option
 from solver.rules.position import Position
-from solver.solvers._ismcts import MAX_FPU, MAX_HAND_PRIOR, POLICY_NAMES
-from solver.solvers.searchconfig import FPU_OFF, PRESETS, SearchConfig, from_options
+from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
+from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
 
 MOVES_KEY = "dnoir.moves"
 
@@ -63,21 +63,6 @@ class Real(click.ParamType):
 
     def get_metavar(self, param, ctx=None):
         return f"FLOAT {fmt(self.low)}..{fmt(self.high)}"
-
-
-class RealOrOff(Real):
-    """A click type for a finite number in [low, high], or 'off'."""
-
-    def convert(self, value, param, ctx):
-        if value == FPU_OFF:
-            return value
-        try:
-            return real(param.opts[0] if param is not None else "value", value, self.low, self.high)
-        except ValueError as e:
-            self.fail(f"{str(e).split(': ', 1)[1][:-1]}, or {FPU_OFF})", param, ctx)
-
-    def get_metavar(self, param, ctx=None):
-        return f"{super().get_metavar(param, ctx)}|off"
 
 
 class PositionArgsCommand(click.Command):
@@ -169,10 +154,6 @@ def search_options(command):
         click.option("--opponent-hands", type=Real(0.0, MAX_HAND_PRIOR), default=None,
                      help="The opponent's choices learnt per hand it holds in the sampled world, the "
                           "shared mean counted as this many visits of prior; 0: off [default: the preset's]."),
-        click.option("--fpu", type=RealOrOff(0.0, MAX_FPU), default=None,
-                     help="First-play urgency below the root: an untried move waits while a tried one "
-                          "scores above the mover's mean plus this; 'off': untried moves first "
-                          "[default: the preset's]."),
         click.option("--reuse/--no-reuse", default=None,
                      help="Go on from the last move's tree when the game follows it (the engine, play) "
                           "[default: the preset's]."),
@@ -183,12 +164,12 @@ def search_options(command):
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
-        def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration, margin, tuned, opponent_hands,
-                    fpu, reuse, round_model, **kwargs):
+        def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration, margin, tuned,
+                    opponent_hands, reuse, round_model, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
                                   margin=margin, tuned=tuned,
-                                  opponent_hands=opponent_hands, reuse=reuse, round_model=round_model, fpu=fpu)
+                                  opponent_hands=opponent_hands, reuse=reuse, round_model=round_model)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

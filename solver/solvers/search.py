@@ -227,7 +227,7 @@ class IsmctsSearch:
                        opponent_exploration=config.opponent, root_exploration=config.root_exploration,
                        policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
-                       opponent_hands=config.opponent_hands, fpu=-1.0 if config.fpu is None else config.fpu,
+                       opponent_hands=config.opponent_hands,
                        round_model=roundmodel.weights() if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:

@@ -24,7 +24,7 @@ from enum import Enum
 
 from solver.base.bounds import MAX_EXPLORATION, MAX_NODES
 from solver.errors import ArgumentError
-from solver.solvers._ismcts import MAX_FPU, MAX_HAND_PRIOR, POLICY_NAMES
+from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 
 
 class Policy(str, Enum):
@@ -64,9 +64,6 @@ class SearchConfig:
       chance of a win from there (solver.solvers.roundmodel) instead of playing the rounds left
       at random (off: bench/STRENGTH.md's test 14 found no gain at 100 ms a move); results are then
       not played-out games, so the advice shows no win/draw/loss split or margin before round 4;
-    - `fpu`: first-play urgency below the root (None: off, a node's untried moves are tried
-      before any is tried twice): an untried move scores the mover's mean over the node's tried
-      moves plus this, so a tried move that scores above it is followed deeper first;
     - `max_nodes`: the node pool of the trees, over every thread (NODE_BYTES, 56 bytes, a node:
       32 for the node and its share of the per-hand table that `opponent_hands` uses, at most
       max_nodes / 4 entries of 64 bytes, half as many again while the table doubles).
@@ -82,7 +79,6 @@ class SearchConfig:
     reuse: bool = True
     max_nodes: int = 5_000_000
     round_model: bool = False
-    fpu: float | None = None
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -95,8 +91,6 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
-        if self.fpu is not None:
-            _real("fpu", self.fpu, 0.0, MAX_FPU)
         for name in ("tuned", "reuse", "round_model"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
@@ -141,8 +135,6 @@ class SearchConfig:
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
-        if self.fpu is not None:
-            hands += f"; a move below the root is tried when no tried one scores above the mover's mean + {self.fpu:g}"
         playouts = f"{self.policy} playouts"
         if self.round_model:
             playouts += (" to the end of their round, scored by the round-end model "
@@ -155,34 +147,23 @@ class SearchConfig:
         return dict(asdict(self), name=self.name, assumes=self.assumes)
 
 
-# The value of the `fpu` option and spec key that turns first-play urgency off.
-FPU_OFF = "off"
-
-
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 root_exploration=None, margin=None, tuned=None, opponent_hands=None, reuse=None, round_model=None,
-                 fpu=None) -> SearchConfig:
+                 root_exploration=None, margin=None, tuned=None, opponent_hands=None, reuse=None,
+                 round_model=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
-    `margin_weight`; `tuned` and `reuse` may be given as 0 or 1, as a spec writes them; `fpu`
-    may be 'off' (FPU_OFF).
+    `margin_weight`; `tuned` and `reuse` may be given as 0 or 1, as a spec writes them.
 
     >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
     (0.2, True)
-    >>> from_options(fpu=0.8).fpu, from_options(fpu="off").fpu
-    (0.8, None)
     """
     if preset not in PRESETS:
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
-    config = PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                                     root_exploration=root_exploration,
-                                     margin_weight=margin, tuned=None if tuned is None else bool(tuned),
-                                     opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
-                                     round_model=None if round_model is None else bool(round_model))
-    if fpu is None:
-        return config
-    return replace(config, fpu=None if fpu == FPU_OFF else fpu)
-
+    return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
+                                   root_exploration=root_exploration,
+                                   margin_weight=margin, tuned=None if tuned is None else bool(tuned),
+                                   opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
+                                   round_model=None if round_model is None else bool(round_model))
 
 
 def _real(name: str, value, low: float, high: float) -> None:
