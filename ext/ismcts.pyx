@@ -37,7 +37,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
     State, Score, NKINDS, NMOVES, MOVE_TAKE, HAND_SIZE, ONGOING, DRAW, DN_COMPOSITION, DN_POPCOUNT, DN_CTZ,
-    DNOIR_CHECKED, hand_size, legal_mask, apply_move, game_outcome, nth_move, settled,
+    DNOIR_CHECKED, LAST_ROUND, hand_size, legal_mask, apply_move, game_outcome, nth_move, settled,
 )
 from libc.stdio cimport fflush, fprintf, stderr
 from libc.stdlib cimport abort
@@ -327,6 +327,8 @@ cdef class Searcher:
     cdef double exploration
     cdef double opponent_exploration    # at the opponent's decisions
     cdef double root_exploration        # at the root, whose visits are the advice
+    cdef int tree_rounds                # rounds the tree spans from the root's (0: to the game's end)
+    cdef bint settled_stop              # the descent and the playout end at a settled result
     cdef double margin_weight
     cdef bint tuned         # UCB1-Tuned: the exploration term scaled by each child's spread of results
     cdef int policy
@@ -475,6 +477,10 @@ cdef class Searcher:
         # the default variant compiles without the options' tests (constants the compiler folds)
         cdef bint model = False if Variant is DefaultSearch else self.use_model
         cdef bint extra = False if Variant is DefaultSearch else (tuned or mw != 0 or model)
+        # the tree ends with this round (or never: 0 would be reached only after round 4)
+        cdef int tree_end = self.root.round + self.tree_rounds if self.tree_rounds else LAST_ROUND + 1
+        # the descent and the playout stop once the result is settled (the model's playouts too)
+        cdef bint stop = model or self.settled_stop
         cdef int best_order, half, playout_round
         cdef double model_value
         cdef Node *n
@@ -488,9 +494,11 @@ cdef class Searcher:
         path[depth] = 0
         epath[depth] = NULL
         depth += 1
-        # selection and expansion; with the round-end model, only down to a settled result (below
-        # the root, whose moves are asked for): without it, the tree of 388581d node for node
-        while world.status == ONGOING and (not model or node == 0 or not settled(&world)):
+        # selection and expansion, within the tree's rounds; with the round-end model or the
+        # settled stop, only down to a settled result (below the root, whose moves are asked
+        # for): without them and with no round limit, the tree of 388581d node for node
+        while world.status == ONGOING and world.round < tree_end \
+                and (not stop or node == 0 or not settled(&world)):
             mask = legal_mask(&world)
             if node == 0 and self.root_only:
                 mask &= self.root_only  # a legal move of the observer's in every world
@@ -594,11 +602,12 @@ cdef class Searcher:
                 slots[depth] = i
                 epath[depth] = e
                 depth += 1
-        # playout: to the end; with the round-end model, until the round it starts in has ended
-        # or the result is settled (the plays left would change nothing)
+        # playout: to the end; with the round-end model, until the round it starts in has ended;
+        # with the model or the settled stop, until the result is settled (the plays left would
+        # change nothing: game_outcome scores the collections as they stand)
         model_value = -1.0
         playout_round = world.round
-        while not (model and settled(&world)):
+        while not (stop and settled(&world)):
             m = policy_move(&world, r, policy)
             if m < 0:
                 break
@@ -636,7 +645,7 @@ cdef class Searcher:
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
               opponent_exploration=None, double opponent_hands=0.0, round_model=None,
-              root_exploration=None):
+              root_exploration=None, int tree_rounds=0, bint settled_stop=False):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
@@ -647,6 +656,13 @@ cdef class Searcher:
         `root_exploration` (None: `exploration`) is the constant at the root, whose visits
         choose the advice: a larger one spreads them for the choice at the root (simple regret)
         while the nodes below keep theirs.
+
+        `tree_rounds` (0 to 4; 0: no limit) is how many rounds the tree spans, the root's
+        first: with 1, an iteration leaves the tree when the root's round ends and plays the
+        rest out (the later rounds' nodes would mix the hands that the worlds deal there, and
+        cost more an action than a playout does). `settled_stop` ends the descent and the
+        playout once the result is settled (round 4, both players have taken: no card changes
+        owner again), scoring the collections as they stand: the same results, fewer moves.
 
         ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
@@ -665,6 +681,8 @@ cdef class Searcher:
             root_exploration = exploration
         if not (0 <= root_exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"root_exploration: {root_exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
+        if not (0 <= tree_rounds <= LAST_ROUND):
+            raise ValueError(f"tree_rounds: {tree_rounds!r} is out of range (0 to {LAST_ROUND})")
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
             raise ValueError(f"opponent_hands: {opponent_hands!r} is out of range (0 to {MAX_HAND_PRIOR:g})")
         if round_model is not None:
@@ -687,6 +705,8 @@ cdef class Searcher:
         self.exploration = exploration
         self.opponent_exploration = opponent_exploration
         self.root_exploration = root_exploration
+        self.tree_rounds = tree_rounds
+        self.settled_stop = settled_stop
         # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
         self.margin_weight = margin_weight / MARGIN_SCALE
         self.tuned = tuned

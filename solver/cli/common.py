@@ -18,7 +18,7 @@ import click
 
 from solver.agents.bots import parse_spec
 from solver.agents.external import EngineFault, check_engine
-from solver.base.bounds import MAX_EXPLORATION, fmt, real, whole
+from solver.base.bounds import MAX_EXPLORATION, MAX_TREE_ROUNDS, fmt, real, whole
 from solver.rules.events import apply_option
 from solver.rules.position import Position
 from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
@@ -157,6 +157,12 @@ def search_options(command):
         click.option("--reuse/--no-reuse", default=None,
                      help="Go on from the last move's tree when the game follows it (the engine, play) "
                           "[default: the preset's]."),
+        click.option("--tree-rounds", type=Whole(0, MAX_TREE_ROUNDS), default=None,
+                     help="Rounds the tree spans, the root's first; the rest is played out at random; "
+                          "0: to the game's end [default: the preset's]."),
+        click.option("--settled-stop/--no-settled-stop", default=None,
+                     help="End each descent and playout once the result is settled (round 4, both "
+                          "players have taken) [default: the preset's]."),
         click.option("--round-model/--no-round-model", default=None,
                      help="Playouts end with their round, scored by the round-end model's chance of a win "
                           "under random play, instead of playing the rounds left [default: the preset's]."),
@@ -165,11 +171,12 @@ def search_options(command):
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration, margin, tuned,
-                    opponent_hands, reuse, round_model, **kwargs):
+                    opponent_hands, reuse, tree_rounds, settled_stop, round_model, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
                                   margin=margin, tuned=tuned,
-                                  opponent_hands=opponent_hands, reuse=reuse, round_model=round_model)
+                                  opponent_hands=opponent_hands, reuse=reuse, round_model=round_model,
+                                  tree_rounds=tree_rounds, settled_stop=settled_stop)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

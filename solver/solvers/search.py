@@ -225,6 +225,7 @@ class IsmctsSearch:
         config = self.config
         searcher.start(view.core, view.to_move, seed=seed, exploration=config.exploration,
                        opponent_exploration=config.opponent, root_exploration=config.root_exploration,
+                       tree_rounds=config.tree_rounds, settled_stop=config.settled_stop,
                        policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
                        opponent_hands=config.opponent_hands,

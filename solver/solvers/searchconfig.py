@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 
-from solver.base.bounds import MAX_EXPLORATION, MAX_NODES
+from solver.base.bounds import MAX_EXPLORATION, MAX_NODES, MAX_TREE_ROUNDS
 from solver.errors import ArgumentError
 from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 
@@ -60,6 +60,12 @@ class SearchConfig:
     - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
       the bots) goes on from the subtree of its last search below its move and the opponent's
       reply, when the game continues within the round, instead of an empty tree;
+    - `tree_rounds`: how many rounds the tree spans, the root's first (0: to the game's end);
+      with 1, an iteration leaves the tree when the root's round ends and plays the rest out
+      at random (the later rounds' nodes mix the hands the worlds deal there);
+    - `settled_stop`: the descent and the playout end once the result is settled (round 4,
+      both players have taken: no card changes owner again), scored as the collections stand:
+      the same results for fewer moves, but another stream of random numbers;
     - `round_model`: playouts end with the round they start in and back up the round-end model's
       chance of a win from there (solver.solvers.roundmodel) instead of playing the rounds left
       at random (off: bench/STRENGTH.md's test 14 found no gain at 100 ms a move); results are then
@@ -79,6 +85,8 @@ class SearchConfig:
     reuse: bool = True
     max_nodes: int = 5_000_000
     round_model: bool = False
+    tree_rounds: int = 0
+    settled_stop: bool = False
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -91,7 +99,10 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
-        for name in ("tuned", "reuse", "round_model"):
+        if isinstance(self.tree_rounds, bool) or not isinstance(self.tree_rounds, int) \
+                or not 0 <= self.tree_rounds <= MAX_TREE_ROUNDS:
+            raise ArgumentError(f"tree_rounds: {self.tree_rounds!r} is out of range (0 to {MAX_TREE_ROUNDS})")
+        for name in ("tuned", "reuse", "round_model", "settled_stop"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if self.round_model and (self.margin_weight != 0 or self.tuned):
@@ -135,12 +146,18 @@ class SearchConfig:
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
+        tree = ""
+        if self.tree_rounds:
+            tree = "; the tree within the root's round" if self.tree_rounds == 1 else \
+                f"; the tree within {self.tree_rounds} rounds from the root's"
         playouts = f"{self.policy} playouts"
+        if self.settled_stop:
+            playouts += " ending once the result is settled"
         if self.round_model:
             playouts += (" to the end of their round, scored by the round-end model "
                          "(the chance of a win under random play from there)")
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
-                f"({constant}) over {value}{hands}; {playouts}")
+                f"({constant}) over {value}{hands}{tree}; {playouts}")
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints it under `search`."""
@@ -149,10 +166,11 @@ class SearchConfig:
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
                  root_exploration=None, margin=None, tuned=None, opponent_hands=None, reuse=None,
-                 round_model=None) -> SearchConfig:
+                 round_model=None, tree_rounds=None, settled_stop=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
-    `margin_weight`; `tuned` and `reuse` may be given as 0 or 1, as a spec writes them.
+    `margin_weight`; `tuned`, `reuse`, `round_model` and `settled_stop` may be given as 0 or 1,
+    as a spec writes them.
 
     >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
     (0.2, True)
@@ -163,7 +181,9 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
                                    root_exploration=root_exploration,
                                    margin_weight=margin, tuned=None if tuned is None else bool(tuned),
                                    opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
-                                   round_model=None if round_model is None else bool(round_model))
+                                   round_model=None if round_model is None else bool(round_model),
+                                   tree_rounds=tree_rounds,
+                                   settled_stop=None if settled_stop is None else bool(settled_stop))
 
 
 def _real(name: str, value, low: float, high: float) -> None:
