@@ -135,3 +135,21 @@ def test_options_spec_keys_and_assumptions():
         SearchConfig(settled_stop=1)
     with pytest.raises(SpecError, match="tree_rounds"):
         make_bot("ismcts:iterations=10,tree_rounds=9")
+
+
+@pytest.mark.parametrize("argv, says", [(["tree_rounds=9"], "tree_rounds: 9 is out of range"),
+                                        (["tree_rounds"], "give KEY=VALUE"),
+                                        (["colour=red"], "unknown search setting 'colour'"),
+                                        (["settled_stop=1", "--positions", "0"], "0 is out of range")])
+def test_option_speed_refuses_bad_input_in_one_line(argv, says, capsys):
+    from solver.bench import option_speed
+    with pytest.raises(SystemExit) as exit_:
+        option_speed.main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and says in err and err.count("\n") == 1
+
+
+def test_option_speed_prints_the_ratio(capsys):
+    from solver.bench import option_speed
+    option_speed.main(["tree_rounds=1", "--positions", "2", "--iterations", "300", "--repeats", "1"])
+    assert capsys.readouterr().out.startswith("tree_rounds=1 against the default: x")
