@@ -5,14 +5,14 @@ them, in one process, on positions from every round: what an option costs or sav
     python -m solver.bench.option_speed tree_rounds=1 settled_stop=1 [--positions 40]
         [--iterations 40000] [--repeats 2] [--seed 5]
 
-Each KEY=VALUE is a `SearchConfig` field given on top of the `default` preset (the base is the
-preset itself). The positions come from random play (each a random number of actions into a
+Each KEY=VALUE is a setting as the `ismcts:` spec keys name it (`from_options`: `margin`,
+`tuned=1`, ...) given on top of the `default` preset (the base is the preset itself). The positions come from random play (each a random number of actions into a
 deal, the mover's view, at least two legal moves); every position is searched by the base and
 then by the candidate with the same seed and iterations, `repeats` times over, so a drift in the
 machine's speed hits both alike. It prints the ratio of CPU times base / candidate (above 1: the
 candidate is faster) over all positions and for each round.
 
->>> r = measure({"settled_stop": True}, count=2, iterations=200, repeats=1, seed=1)
+>>> r = measure(from_options(settled_stop=1), count=2, iterations=200, repeats=1, seed=1)
 >>> sorted(r) == ["by_round", "positions", "speedup"] and r["positions"] == 2
 True
 """
@@ -20,14 +20,19 @@ True
 from __future__ import annotations
 
 import argparse
+import inspect
 import random
 import time
 
+from solver.bench.root_choice import OneLineParser, whole
+from solver.errors import ArgumentError
 from solver.rules.position import Position
 from solver.solvers.search import IsmctsSearch
-from solver.solvers.searchconfig import PRESETS, SearchConfig
-from solver.errors import ArgumentError
-from solver.bench.root_choice import OneLineParser, whole
+from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
+
+# the settings a KEY may name: from_options' keywords after the preset
+SETTINGS = tuple(name for name, p in inspect.signature(from_options).parameters.items()
+                 if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
 def study_views(count: int, seed: int) -> list[Position]:
@@ -55,10 +60,10 @@ def _cpu_seconds(view: Position, config: SearchConfig, iterations: int, seed: in
         search.close()
 
 
-def measure(options: dict, count: int = 40, iterations: int = 40_000, repeats: int = 2, seed: int = 5) -> dict:
-    """{'speedup', 'by_round', 'positions'}: CPU time of the base over the candidate's."""
+def measure(candidate: SearchConfig, count: int = 40, iterations: int = 40_000, repeats: int = 2,
+            seed: int = 5) -> dict:
+    """{'speedup', 'by_round', 'positions'}: CPU time of the default preset over the candidate's."""
     base = PRESETS["default"]
-    candidate = base.replace(**options)
     views = study_views(count, seed)
     spent: dict[int, list[float]] = {}
     for _ in range(repeats):
@@ -92,14 +97,14 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=whole(0, 2**32 - 1), default=5, metavar="0..4294967295")
     args = parser.parse_args(argv)
     options = dict(args.options)
-    for name in ("settled_stop", "tuned", "reuse", "round_model"):
-        if name in options:
-            options[name] = bool(options[name])
+    unknown = sorted(set(options) - set(SETTINGS))
+    if unknown:
+        parser.error(f"unknown search setting {unknown[0]!r} (one of {', '.join(SETTINGS)})")
     try:
-        PRESETS["default"].replace(**options)
+        candidate = from_options(**options)
     except ArgumentError as e:
         parser.error(str(e))
-    r = measure(options, args.positions, args.iterations, args.repeats, args.seed)
+    r = measure(candidate, args.positions, args.iterations, args.repeats, args.seed)
     rounds = ", ".join(f"round {k} x{v:.3f}" for k, v in r["by_round"].items())
     print(f"{' '.join(f'{k}={v}' for k, v in options.items())} against the default: x{r['speedup']:.3f} "
           f"the iterations a CPU second ({rounds}; {r['positions']} positions, {args.iterations} iterations, "

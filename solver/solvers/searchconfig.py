@@ -99,18 +99,14 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
-        if isinstance(self.tree_rounds, bool) or not isinstance(self.tree_rounds, int) \
-                or not 0 <= self.tree_rounds <= MAX_TREE_ROUNDS:
-            raise ArgumentError(f"tree_rounds: {self.tree_rounds!r} is out of range (0 to {MAX_TREE_ROUNDS})")
+        _whole("tree_rounds", self.tree_rounds, 0, MAX_TREE_ROUNDS)
         for name in ("tuned", "reuse", "round_model", "settled_stop"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if self.round_model and (self.margin_weight != 0 or self.tuned):
             raise ArgumentError("round_model: the margin term and UCB1-Tuned need played-out games, "
                                 "which the round-end model does not play")
-        if isinstance(self.max_nodes, bool) or not isinstance(self.max_nodes, int) \
-                or not 1 <= self.max_nodes <= MAX_NODES:
-            raise ArgumentError(f"max_nodes: {self.max_nodes!r} is out of range (1 to {MAX_NODES})")
+        _whole("max_nodes", self.max_nodes, 1, MAX_NODES)
 
     def replace(self, **changes) -> "SearchConfig":
         """This configuration with the given fields changed (None leaves a field as it is)."""
@@ -189,6 +185,11 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
 def _real(name: str, value, low: float, high: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
         raise ArgumentError(f"{name}: {value!r} is out of range ({low:g} to {high:g})")
+
+
+def _whole(name: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ArgumentError(f"{name}: {value!r} is out of range ({low} to {high})")
 
 
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
