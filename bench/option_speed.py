@@ -6,8 +6,9 @@ them, in one process, on positions from every round: what an option costs or sav
         [--iterations 40000] [--repeats 2] [--seed 5]
 
 Each KEY=VALUE is a setting as the `ismcts:` spec keys name it (`from_options`: `margin`,
-`tuned=1`, ...) given on top of the `default` preset (the base is the preset itself). The positions come from random play (each a random number of actions into a
-deal, the mover's view, at least two legal moves); every position is searched by the base and
+`tuned=1`, ...) given on top of the `default` preset (the base is the preset itself). The
+positions come from random play (each a random number of actions into a deal, the mover's
+view, at least two legal moves); every position is searched by the base and
 then by the candidate with the same seed and iterations, `repeats` times over, so a drift in the
 machine's speed hits both alike. It prints the ratio of CPU times base / candidate (above 1: the
 candidate is faster) over all positions and for each round.
