@@ -134,7 +134,7 @@ def test_dn_announces_every_option_between_id_and_dnok(engine):
                        f"option name Threads type spin default 3 min 1 max {MAX_THREADS}",
                        f"option name Hash type spin default 280 min {HASH_MIN_MB} max {HASH_MAX_MB}",
                        "option name Policy type combo default greedy var random var greedy var taker",
-                       "option name Exploration type string default 0.7",
+                       "option name Exploration type string default 0.35",
                        "option name Ponder type check default false",
                        "dnok"]
     e.send("quit")

@@ -18,11 +18,15 @@ from solver.solvers.search import DEFAULT_CONFIG, KeptTree, advise
 
 # (seed, moves into the game): positions in rounds 1, 2, 3 and 4
 POSITIONS = [(201, 0), (202, 9), (203, 17), (204, 26), (205, 31), (206, 39), (207, 40)]
-SETTINGS = [{}, {"policy": "taker"}, {"policy": "greedy"}, {"margin_weight": 0.2}, {"exploration": 0.4}, {"tuned": True},
-            {"opponent_exploration": 1.2}, {"opponent_hands": 10.0}]
+# The default scores playouts by the round-end model; the margin term and UCB1-Tuned need
+# played-out games, so they are checked with it off, as is the previous default.
+SETTINGS = [{}, {"policy": "taker"}, {"policy": "greedy"}, {"round_model": False},
+            {"margin_weight": 0.2, "round_model": False}, {"exploration": 0.4},
+            {"tuned": True, "round_model": False}, {"opponent_exploration": 1.2}, {"opponent_hands": 10.0}]
 BOTS = ["random", "greedy", "pimc:worlds=30", "ismcts:iterations=1500",
-        "ismcts:iterations=1500,policy=taker,margin=0.2", "ismcts:iterations=1500,tuned=1,exploration=1.2",
-        "ismcts:iterations=1500,opponent_hands=10"]
+        "ismcts:iterations=1500,policy=taker,margin=0.2,round_model=0",
+        "ismcts:iterations=1500,tuned=1,exploration=1.2,round_model=0",
+        "ismcts:iterations=1500,opponent_hands=10", "ismcts:iterations=1500,search=7d9ffe8"]
 
 
 def twin_of(full: Position, seed: int) -> Position:

@@ -126,7 +126,8 @@ def test_advice_scored_by_the_model_shows_no_played_out_split():
     text = render_advice(view, with_model)
     assert "move    share     visits  expected  ± s.e.\n" in text and "margin" not in text
     assert "round-end model" in text
-    played = advise(view, Limit(iterations=3000), threads=1, seed=1)  # the default plays them out
+    played = advise(view, Limit(iterations=3000), threads=1, seed=1,
+                    config=PRESETS["default"].replace(round_model=False))  # playouts to the game's end
     assert all(m.win is not None and m.margin is not None for m in played.moves)
     assert "win    draw    loss   margin" in render_advice(view, played)
 
@@ -147,10 +148,13 @@ def test_the_option_reaches_the_search_from_the_cli_and_a_spec():
     from solver.agents.bots import make_bot
     from solver.solvers.searchconfig import from_options
 
-    assert not PRESETS["default"].round_model and not PRESETS["388581d"].round_model
-    assert make_bot("ismcts:iterations=10,round_model=1").config == from_options(round_model=True)
-    assert "round-end model" in from_options(round_model=True).assumes
-    assert "round-end model" not in PRESETS["default"].assumes
+    assert PRESETS["default"].round_model  # the default since bench/STRENGTH.md's test 19
+    assert not PRESETS["7d9ffe8"].round_model and not PRESETS["388581d"].round_model
+    assert make_bot("ismcts:iterations=10,round_model=0").config == from_options(round_model=False)
+    assert make_bot("ismcts:iterations=10,search=7d9ffe8,round_model=1").config \
+        == from_options("7d9ffe8", round_model=True)
+    assert "round-end model" in PRESETS["default"].assumes
+    assert "round-end model" not in from_options(round_model=False).assumes
 
 
 def test_the_model_backs_up_its_exact_probabilities_and_needs_no_margin_or_tuning():

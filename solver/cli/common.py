@@ -135,7 +135,8 @@ def search_options(command):
     options = [
         click.option("--search", "preset", type=click.Choice(tuple(PRESETS)), default="default", show_default=True,
                      help="The search configuration to start from: 'default' (the strongest tested, "
-                          "bench/STRENGTH.md) or '388581d' (the search as that commit shipped it)."),
+                          "bench/STRENGTH.md), or '7d9ffe8' or '388581d' (the default search as that "
+                          "commit shipped it)."),
         click.option("--policy", type=click.Choice(POLICY_NAMES), default=None,
                      help="Playout policy [default: the preset's]."),
         click.option("--exploration", type=Real(0.0, MAX_EXPLORATION), default=None,

@@ -4,8 +4,9 @@
 `dnoir advise` all take a `SearchConfig`; a setting given on its own (an option, a spec key)
 replaces that field of the preset it starts from. `PRESETS` names the configurations that
 can be asked for by name: `default`, the strongest found by the SPRT tests of
-bench/STRENGTH.md, and `388581d`, the search as that commit shipped it, so an old answer can
-be reproduced.
+bench/STRENGTH.md, and the searches earlier commits shipped as their default, so an old answer
+can be reproduced: `7d9ffe8` (before test 19 made the round-end model and the constant 0.35 the
+default) and `388581d` (before the strength work of issue 20).
 
 >>> SearchConfig().exploration == PRESETS["default"].exploration
 True
@@ -44,7 +45,8 @@ class Policy(str, Enum):
 class SearchConfig:
     """Every setting of one ISMCTS search (see bench/STRENGTH.md for what each was tested at).
 
-    - `exploration`: the UCB constant at the searching player's own decisions;
+    - `exploration`: the UCB constant at the searching player's own decisions (0.35 since
+      bench/STRENGTH.md's test 19, with `round_model`; 0.7 before, for played-out results);
     - `opponent_exploration`: the constant at the opponent's decisions (None: `exploration`);
     - `root_exploration`: the constant at the root, whose visits choose the advice (None:
       `exploration`);
@@ -68,14 +70,15 @@ class SearchConfig:
       the same results for fewer moves, but another stream of random numbers;
     - `round_model`: playouts end with the round they start in and back up the round-end model's
       chance of a win from there (solver.solvers.roundmodel) instead of playing the rounds left
-      at random (off: bench/STRENGTH.md's test 14 found no gain at 100 ms a move); results are then
+      at random (on since bench/STRENGTH.md's test 19, with the constant 0.35; test 14 had found no
+      gain with 0.7); results are then
       not played-out games, so the advice shows no win/draw/loss split or margin before round 4;
     - `max_nodes`: the node pool of the trees, over every thread (NODE_BYTES, 56 bytes, a node:
       32 for the node and its share of the per-hand table that `opponent_hands` uses, at most
       max_nodes / 4 entries of 64 bytes, half as many again while the table doubles).
     """
 
-    exploration: float = 0.7
+    exploration: float = 0.35
     opponent_exploration: float | None = None
     root_exploration: float | None = None
     policy: Policy = Policy.RANDOM
@@ -84,7 +87,7 @@ class SearchConfig:
     opponent_hands: float = 10.0
     reuse: bool = True
     max_nodes: int = 5_000_000
-    round_model: bool = False
+    round_model: bool = True
     tree_rounds: int = 0
     settled_stop: bool = False
 
@@ -105,7 +108,8 @@ class SearchConfig:
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if self.round_model and (self.margin_weight != 0 or self.tuned):
             raise ArgumentError("round_model: the margin term and UCB1-Tuned need played-out games, "
-                                "which the round-end model does not play")
+                                "which the round-end model does not play (turn it off: --no-round-model, "
+                                "round_model=0)")
         _whole("max_nodes", self.max_nodes, 1, MAX_NODES)
 
     def replace(self, **changes) -> "SearchConfig":
@@ -195,5 +199,6 @@ def _whole(name: str, value, low: int, high: int) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "388581d": SearchConfig(opponent_hands=0.0, reuse=False),
+    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False),
+    "388581d": SearchConfig(exploration=0.7, round_model=False, opponent_hands=0.0, reuse=False),
 }

@@ -302,11 +302,13 @@ class AdvicePanel {
       track.appendChild(el("div", "half"));
       bar.appendChild(track); tr.appendChild(bar);
       const p0 = (v) => (100 * v).toFixed(0) + "%";
-      const wdl = eq ? "\u2014" : `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}`;
+      // an equilibrium, or playouts scored by the round-end model, gives no win/draw/loss split
+      const split = !eq && m.win !== null && m.win !== undefined;
+      const wdl = split ? `${p0(m.win)} \u00b7 ${p0(m.draw)} \u00b7 ${p0(m.loss)}` : "\u2014";
       const score = el("td", "", fmt(m.expected) + (m.se > 0 ? " \u00b1" + fmt(1.96 * m.se) : ""));
       // on a phone the win/draw/loss column does not fit: the same figures go under the score
       // (app.css shows one or the other)
-      if (!eq) {
+      if (split) {
         const sub = el("div", "wdl-sub", `W ${p0(m.win)} D ${p0(m.draw)} L ${p0(m.loss)}`);
         sub.dataset.role = "wdl"; score.appendChild(sub);
       }
@@ -320,6 +322,11 @@ class AdvicePanel {
     const foot = el("div", "foot");
     foot.textContent = a.exact ? `exact \u00b7 ${a.seconds.toFixed(2)} s` + (a.worlds ? ` \u00b7 ${a.worlds} possible opponent hands` : "")
       : `${a.iterations.toLocaleString()} iterations \u00b7 ${Math.round(a.iterations_per_second).toLocaleString()}/s \u00b7 ${a.seconds.toFixed(1)} s \u00b7 recommended: ${a.rule}`;
+    if (!a.exact && a.moves.every((m) => m.win === null)) {
+      const model = el("div", "", "Playouts end with their round, scored by the round-end model: "
+        + "no game is played out, so there is no win \u00b7 draw \u00b7 loss split or margin.");
+      model.dataset.role = "round-model"; foot.appendChild(model);
+    }
     box.appendChild(foot);
   }
 }
