@@ -4,10 +4,13 @@ speed only (a layout, a table, a prefetch) must leave them exactly as they are.
 - `OLD_SEARCH`: the raw Searcher's defaults (no per-hand statistics) are 388581d's search; the
   digests were computed by the build of 388581d itself (`bench/baseline.sh 388581d`), so the
   `388581d` preset reproduces that commit's answers node for node.
-- `DEFAULT_SEARCH`: the same searches with the per-hand opponent statistics of the default
-  (opponent_hands 10), as every build since 1aa5106 gives them (checked against 97cb045's). A
-  change of the search itself changes them: update them in the same commit and say so, as
-  Stockfish's commits give their new "Bench:".
+- `HANDS_SEARCH`: the same searches with the per-hand opponent statistics (opponent_hands 10),
+  the default from 1aa5106 to 7d9ffe8 (checked against 97cb045's build): the `7d9ffe8` preset.
+- `DEFAULT_SEARCH`: the default since 1da0d9a (bench/STRENGTH.md tests 19 and 20): the per-hand
+  statistics, the round-end model and the constant 0.35, checked against the build of d9e9a61
+  that test 19 played (`--round-model --exploration 0.35`).
+A change of the search itself changes them: update them in the same commit and say so, as
+Stockfish's commits give their new "Bench:".
 """
 
 import hashlib
@@ -26,8 +29,11 @@ from solver.solvers.searchconfig import PRESETS
 CASES = [(1, 0), (2, 7), (3, 14), (4, 21), (5, 27), (6, 33)]
 OLD_SEARCH = {(1, 0): "fe86175bd60bd004", (2, 7): "fde32a2f8a2e2d6c", (3, 14): "c9c61aadf6aaadeb",
               (4, 21): "433a939c5ba4c98b", (5, 27): "34fec036ffd44ebf", (6, 33): "6e774df34f332bce"}
-DEFAULT_SEARCH = {(1, 0): "a2615cbcbeca06ab", (2, 7): "bf0c1d827b895088", (3, 14): "98ad96ef682648a5",
-                  (4, 21): "7b5e0b1435db1228", (5, 27): "7b6728425b72bd58", (6, 33): "8218eda5b72e1ac8"}
+HANDS_SEARCH = {(1, 0): "a2615cbcbeca06ab", (2, 7): "bf0c1d827b895088", (3, 14): "98ad96ef682648a5",
+                (4, 21): "7b5e0b1435db1228", (5, 27): "7b6728425b72bd58", (6, 33): "8218eda5b72e1ac8"}
+DEFAULT_SEARCH = {(1, 0): "9e06009302825adb", (2, 7): "24468fe0bfec53b5", (3, 14): "47f53e535e0fe43e",
+                  (4, 21): "7712f42bbd8d9148", (5, 27): "b2f5a11f84bd3965", (6, 33): "1d8245cf7d27fd18"}
+MODEL = "the round-end model's weights"  # stands for weights() in the parameters below
 
 
 def _view(seed: int, moves: int) -> Position:
@@ -43,23 +49,36 @@ def _digest(stats: dict) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
 
 
+SEARCHES = {"388581d": ({}, OLD_SEARCH),
+            "7d9ffe8": (dict(opponent_hands=10.0), HANDS_SEARCH),
+            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=MODEL), DEFAULT_SEARCH)}
+
+
+def _raw_options(options: dict) -> dict:
+    from solver.solvers.roundmodel import weights
+    return {k: weights() if v is MODEL else v for k, v in options.items()}
+
+
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("hands, pinned", [(None, OLD_SEARCH), (10.0, DEFAULT_SEARCH)], ids=["388581d", "default"])
-def test_the_search_is_node_for_node_what_it_was(case, hands, pinned):
+@pytest.mark.parametrize("name", SEARCHES)
+def test_the_search_is_node_for_node_what_it_was(case, name):
+    options, pinned = SEARCHES[name]
     view = _view(*case)
     s = Searcher(max_nodes=200_000)
-    s.start(view.core, observer=view.to_move, seed=case[0], **({} if hands is None else {"opponent_hands": hands}))
+    s.start(view.core, observer=view.to_move, seed=case[0], **_raw_options(options))
     s.search(iterations=4000)
     assert _digest(s.root_stats()) == pinned[case]
 
 
-def test_the_388581d_preset_is_the_raw_searchers_defaults():
-    # what the preset passes to the Searcher is exactly what 388581d's search was
+@pytest.mark.parametrize("name", SEARCHES)
+def test_each_preset_is_the_raw_search_pinned_for_it(name):
+    # what the preset passes to the Searcher is exactly the search pinned above under its name
+    # (for 388581d: the raw Searcher's defaults, which were that commit's search)
     view = _view(*CASES[2])
-    search = IsmctsSearch(view, threads=1, seed=5, config=PRESETS["388581d"])
+    search = IsmctsSearch(view, threads=1, seed=5, config=PRESETS[name])
     search.run(iterations=3000)
-    raw = Searcher(max_nodes=PRESETS["388581d"].max_nodes)
-    raw.start(view.core, observer=view.to_move, seed=thread_seed(5, 0))
+    raw = Searcher(max_nodes=PRESETS[name].max_nodes)
+    raw.start(view.core, observer=view.to_move, seed=thread_seed(5, 0), **_raw_options(SEARCHES[name][0]))
     raw.search(iterations=3000)
     assert search.root_stats() == raw.root_stats()
 
