@@ -14,7 +14,8 @@ found under its module path before or after the layers (`module` in the snippets
   `dnoir bench solve` (seed 0), table cleared once before, as `run_solve` does;
 - view: the same for the mover's view of the first 150 of them;
 - playouts: games/s of `solver.rules._core.random_games(300000, seed)`;
-- ismcts: iterations per CPU second of one ISMCTS tree (the default search), 30,000
+- ismcts: iterations per CPU second of one ISMCTS tree (the raw searcher's defaults, which
+  every build has: 388581d's search), 30,000
   iterations from each of 6 round-1 deals, as `dnoir bench search` measures it by the clock;
 - api: games/s of 1,000 random games through `Position` asking `result()` after every
   move, and ns a call of play / result / is_over / legal_moves / view;

@@ -2,11 +2,13 @@
 them, in one process, on positions from every round: what an option costs or saves in speed
 (its effect on strength is bench/STRENGTH.md's business).
 
-    python -m solver.bench.option_speed tree_rounds=1 settled_stop=1 [--positions 40]
-        [--iterations 40000] [--repeats 2] [--seed 5]
+    python -m solver.bench.option_speed tree_rounds=1 settled_stop=1 [--base default]
+        [--positions 40] [--iterations 40000] [--repeats 2] [--seed 5]
+    python -m solver.bench.option_speed margin=0.2 --base 7d9ffe8
 
 Each KEY=VALUE is a setting as the `ismcts:` spec keys name it (`from_options`: `margin`,
-`tuned=1`, ...) given on top of the `default` preset (the base is the preset itself). The
+`tuned=1`, ...) given on top of the `--base` preset (the base is the preset itself; the margin
+term and UCB1-Tuned need played-out games, so their base is `7d9ffe8`, which plays them out). The
 positions come from random play (each a random number of actions into a deal, the mover's
 view, at least two legal moves); every position is searched by the base and
 then by the candidate with the same seed and iterations, `repeats` times over, so a drift in the
@@ -62,9 +64,8 @@ def _cpu_seconds(view: Position, config: SearchConfig, iterations: int, seed: in
 
 
 def measure(candidate: SearchConfig, count: int = 40, iterations: int = 40_000, repeats: int = 2,
-            seed: int = 5) -> dict:
-    """{'speedup', 'by_round', 'positions'}: CPU time of the default preset over the candidate's."""
-    base = PRESETS["default"]
+            seed: int = 5, base: SearchConfig = PRESETS["default"]) -> dict:
+    """{'speedup', 'by_round', 'positions'}: CPU time of the `base` search over the candidate's."""
     views = study_views(count, seed)
     spent: dict[int, list[float]] = {}
     for _ in range(repeats):
@@ -96,18 +97,20 @@ def main(argv=None) -> None:
     parser.add_argument("--iterations", type=whole(100, 10_000_000), default=40_000, metavar="100..10000000")
     parser.add_argument("--repeats", type=whole(1, 100), default=2, metavar="1..100")
     parser.add_argument("--seed", type=whole(0, 2**32 - 1), default=5, metavar="0..4294967295")
+    parser.add_argument("--base", choices=tuple(PRESETS), default="default",
+                        help="the preset the settings are given on top of, and measured against")
     args = parser.parse_args(argv)
     options = dict(args.options)
     unknown = sorted(set(options) - set(SETTINGS))
     if unknown:
         parser.error(f"unknown search setting {unknown[0]!r} (one of {', '.join(SETTINGS)})")
     try:
-        candidate = from_options(**options)
+        candidate = from_options(args.base, **options)
     except ArgumentError as e:
         parser.error(str(e))
-    r = measure(candidate, args.positions, args.iterations, args.repeats, args.seed)
+    r = measure(candidate, args.positions, args.iterations, args.repeats, args.seed, base=PRESETS[args.base])
     rounds = ", ".join(f"round {k} x{v:.3f}" for k, v in r["by_round"].items())
-    print(f"{' '.join(f'{k}={v}' for k, v in options.items())} against the default: x{r['speedup']:.3f} "
+    print(f"{' '.join(f'{k}={v}' for k, v in options.items())} against {args.base}: x{r['speedup']:.3f} "
           f"the iterations a CPU second ({rounds}; {r['positions']} positions, {args.iterations} iterations, "
           f"{args.repeats} repeats)")
 

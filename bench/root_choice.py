@@ -6,7 +6,9 @@
 A cheap look at a search change before a match (bench/STRENGTH.md, round 7). Positions come from
 uniformly random play (the view of the player to move, in rounds 1 to 3, with at least three
 actions left in the round and a choice to make). Each is searched once at `--reference`
-iterations by the default search (opponent_hands 10, as the engine), then twice at `--iterations`
+iterations by the raw searcher with the per-hand statistics (opponent_hands 10 at the constant
+0.7, playouts to the game's end: the `7d9ffe8` preset, the default when this was written), then
+twice at `--iterations`
 and twice at 4 × `--iterations`, with other seeds (they depend on the position's number only,
 and a 4× search has its 1× search's seed: the budgets are compared on paired samples). For each
 way of choosing the root move the report gives the share of choices equal to the reference's
@@ -36,7 +38,7 @@ from collections.abc import Callable
 from solver.rules.position import Position
 from solver.solvers._ismcts import Searcher
 
-OPPONENT_HANDS = 10.0     # the default search's per-hand prior (SearchConfig.opponent_hands)
+OPPONENT_HANDS = 10.0     # the per-hand prior of the default search (SearchConfig.opponent_hands)
 MAX_NODES = 5_000_000     # the trees' pool, the engine's default
 MAX_BUDGET = 1_900_000    # iterations that a pool of MAX_NODES holds (about 2.6 nodes an iteration)
 MEAN_MIN_VISITS = 100     # `mean` ignores moves with fewer visits than this

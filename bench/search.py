@@ -2,8 +2,9 @@
 
 Speed: iterations per second from round-1 start positions (the mover's view of seeded
 deals), with one thread and with every core, against the core's random-playout rate
-measured in the same run (an iteration is a sampled world, a tree descent and a playout,
-so the playout rate is its ceiling).
+measured in the same run (an iteration is a sampled world, a tree descent and a playout, so
+the rate of playouts to the game's end bounds that of a search that plays its games out; the
+default's playouts end with their round, scored by the round-end model, and can go faster).
 
 Strength: ISMCTS with a time per move against random, greedy and PIMC, and ISMCTS with
 four times the iterations against one time, over duplicate pairs (every deal played twice

@@ -7,7 +7,9 @@ choosing among the children whose move is legal in that world by UCB1 with avail
 counts (its constant may differ at the opponent's decisions and at the root; a margin term and
 UCB1-Tuned are options, solver.solvers.searchconfig says which are on), adds one child, finishes the game with a playout (policy.pxd), and backs the result
 up (win 1, draw 1/2, loss 0, plus the final margin) to every node of the path, each for
-the player who made its move.
+the player who made its move. With the round-end model (`round_model`, the default of
+solver.solvers.searchconfig since bench/STRENGTH.md's test 19), the playout ends with its round
+and backs up the model's chance of a win from there instead.
 
 With `opponent_hands` K > 0 (solver.searchconfig's default; 0 here, in `start`), the
 opponent's moves at a node with HAND_MIN_VISITS visits are also counted per hand the
@@ -281,9 +283,10 @@ cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
     return half
 
 
-# The two compiled variants of Searcher.iterate: the default search, with the options' tests
-# left out at compile time (they cost it 1.7% of its instructions as run-time tests), and the
-# search with an option on (the margin term, UCB1-Tuned or the round-end model). Empty marker
+# The two compiled variants of Searcher.iterate: the plain search (no margin term, UCB1-Tuned
+# or round-end model: 388581d's and the default up to 7d9ffe8), with the options' tests left out
+# at compile time (they cost it 1.7% of its instructions as run-time tests), and the search with
+# one of those on, which the default has been since the round-end model became it (1da0d9a). Empty marker
 # types: a fused type is Cython's way to compile one body twice.
 ctypedef struct DefaultSearch:
     char unused
@@ -474,7 +477,7 @@ cdef class Searcher:
         cdef int scored, j
         cdef uint64_t code
         cdef bint per_hand
-        # the default variant compiles without the options' tests (constants the compiler folds)
+        # the plain variant compiles without the options' tests (constants the compiler folds)
         cdef bint model = False if Variant is DefaultSearch else self.use_model
         cdef bint extra = False if Variant is DefaultSearch else (tuned or mw != 0 or model)
         # the tree ends with this round (or never: 0 would be reached only after round 4)
@@ -539,7 +542,7 @@ cdef class Searcher:
                     tried |= 1u << m
                     ch.avail += 1
                     score = 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
-                    if extra:  # off by default: the default path stays 388581d's formula and cost
+                    if extra:  # off in the plain variant: its path stays 388581d's formula and cost
                         if model:  # the exact results (start refuses the model with mw or tuned)
                             score = ch.margin / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
                         else:

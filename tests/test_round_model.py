@@ -3,6 +3,8 @@ agrees with the Python reference, a model-scored result is unbiased, a settled r
 the playout, and advice without played-out games shows no split it does not have."""
 
 import math
+import subprocess
+import sys
 import random
 
 import pytest
@@ -174,3 +176,22 @@ def test_the_model_backs_up_its_exact_probabilities_and_needs_no_margin_or_tunin
             Searcher(max_nodes=1000).start(view.core, view.to_move, round_model=weights(), **options)
     with pytest.raises(ArgumentError, match="played-out games"):
         PRESETS["default"].replace(round_model=True, tuned=True)
+
+
+@pytest.mark.parametrize("spec, accepted", [
+    ("ismcts:iterations=10,margin=0.2", "ismcts:iterations=10,margin=0.2,round_model=0"),
+    ("ismcts:iterations=10,tuned=1", "ismcts:iterations=10,tuned=1,search=7d9ffe8"),
+    ("ismcts:iterations=10,search=7d9ffe8,round_model=1,tuned=1", "ismcts:iterations=10,search=7d9ffe8,tuned=1")])
+def test_a_spec_the_search_refuses_is_refused_before_any_game(spec, accepted, tmp_path):
+    # the margin term and UCB1-Tuned need played-out games: with the default's round-end model
+    # the spec is a SpecError when it is read, not when a worker builds the bot mid-match
+    from solver.agents.bots import check_spec
+    from solver.errors import SpecError
+    with pytest.raises(SpecError, match="round_model"):
+        check_spec(spec)
+    out = tmp_path / "m.jsonl"
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "match", spec, "random", "--pairs", "1",
+                          "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and run.stdout == "" and not (out.exists() and out.read_text())
+    assert run.stderr.count("\n") == 1 and "round_model" in run.stderr
+    assert check_spec(accepted)[0] == "ismcts"  # with the model off, the same settings are taken

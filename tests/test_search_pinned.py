@@ -85,8 +85,8 @@ def test_each_preset_is_the_raw_search_pinned_for_it(name):
 
 @pytest.mark.parametrize("option", [dict(tuned=True), dict(margin_weight=0.2), dict(round_model="weights")])
 def test_each_option_reaches_the_options_variant(option):
-    # The iteration is compiled twice (ext/ismcts.pyx, Variant): the default without the options'
-    # tests. An option that the variant test in search() missed would search as the default does,
+    # The iteration is compiled twice (ext/ismcts.pyx, Variant): the plain search without the options'
+    # tests. An option that the variant test in search() missed would search as the plain one does,
     # node for node; each option must change the tree.
     from solver.solvers.roundmodel import weights
     if option.get("round_model") == "weights":

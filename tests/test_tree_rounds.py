@@ -140,7 +140,8 @@ def test_options_spec_keys_and_assumptions():
 @pytest.mark.parametrize("argv, says", [(["tree_rounds=9"], "tree_rounds: 9 is out of range"),
                                         (["tree_rounds"], "give KEY=VALUE"),
                                         (["colour=red"], "unknown search setting 'colour'"),
-                                        (["settled_stop=1", "--positions", "0"], "0 is out of range")])
+                                        (["settled_stop=1", "--positions", "0"], "0 is out of range"),
+                                        (["margin=0.2"], "the margin term and UCB1-Tuned need played-out games")])
 def test_option_speed_refuses_bad_input_in_one_line(argv, says, capsys):
     from solver.bench import option_speed
     with pytest.raises(SystemExit) as exit_:
@@ -152,4 +153,6 @@ def test_option_speed_refuses_bad_input_in_one_line(argv, says, capsys):
 def test_option_speed_prints_the_ratio(capsys):
     from solver.bench import option_speed
     option_speed.main(["tree_rounds=1", "--positions", "2", "--iterations", "300", "--repeats", "1"])
-    assert capsys.readouterr().out.startswith("tree_rounds=1 against the default: x")
+    assert capsys.readouterr().out.startswith("tree_rounds=1 against default: x")
+    option_speed.main(["margin=0.2", "--base", "7d9ffe8", "--positions", "2", "--iterations", "300", "--repeats", "1"])
+    assert capsys.readouterr().out.startswith("margin=0.2 against 7d9ffe8: x")

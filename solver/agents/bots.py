@@ -36,7 +36,7 @@ from solver.base.bounds import (
     whole,
 )
 from solver.base.seeds import thread_seed
-from solver.errors import SpecError
+from solver.errors import ArgumentError, SpecError
 from solver.rules.cards import Move
 from solver.rules.position import Position
 from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
@@ -94,6 +94,11 @@ class Bot:
     def __init__(self, seed: int = 0):
         self.seed = BOT_SEED.read("seed", seed)
         self.rng = random.Random(seed)
+
+    @classmethod
+    def check_together(cls, values: dict) -> None:
+        """SpecError when the spec's keys, each in range (`values`, as check_spec read them),
+        cannot go together; nothing for the bots here whose keys are independent."""
 
     def new_game(self) -> None:
         """Forget anything kept between moves (nothing, for the bots here)."""
@@ -195,11 +200,34 @@ class IsmctsBot(Bot):
                      margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
                      tree_rounds=tree_rounds, settled_stop=settled_stop, round_model=round_model)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
-        self.config = from_options(keys["search"].read("search", search), **settings)
+        self.config = self._config(keys["search"].read("search", search), settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
         self.kept = KeptTree()  # the last move's trees, for the next (config.reuse)
         # think on the opponent's time (`pondering`): the kept trees are searched on while it thinks
         self.ponder = bool(keys["ponder"].read("ponder", ponder)) and self.config.reuse
+
+    # the spec keys that are fields of the search's configuration (solver.solvers.searchconfig)
+    SETTINGS = ("policy", "exploration", "opponent_exploration", "root_exploration", "margin", "tuned",
+                "opponent_hands", "reuse", "tree_rounds", "settled_stop", "round_model")
+
+    @staticmethod
+    def _config(search: str, settings: dict):
+        try:
+            return from_options(search, **settings)
+        except ArgumentError as e:  # e.g. the margin term with the round-end model
+            raise SpecError(f"bad parameters for ismcts: {e}") from None
+
+    @classmethod
+    def check_together(cls, values: dict) -> None:
+        """The settings as one search configuration: a combination the search refuses (the margin
+        term or UCB1-Tuned with the round-end model of the default) is a SpecError before any game.
+
+        >>> IsmctsBot.check_together({"margin": 0.2})
+        Traceback (most recent call last):
+        ...
+        solver.errors.SpecError: bad parameters for ismcts: round_model: the margin term and UCB1-Tuned need played-out games, which the round-end model does not play (turn it off: --no-round-model, round_model=0)
+        """
+        cls._config(values.get("search", "default"), {k: v for k, v in values.items() if k in cls.SETTINGS})
 
     def new_game(self) -> None:
         """Forget the trees kept from the last game."""
@@ -289,6 +317,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
             values[key] = keys[key].read(key, text)
         except SpecError as e:
             raise SpecError(f"bad parameter value in {spec[:80]!r}: {e}") from None
+    BOTS[name].check_together(values)
     return name, values
 
 

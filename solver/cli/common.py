@@ -148,10 +148,11 @@ def search_options(command):
                           "[default: the preset's, which is --exploration's]."),
         click.option("--margin", type=Real(0.0, 1.0), default=None,
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
-                          "this fraction of a win [default: the preset's]."),
+                          "this fraction of a win; needs played-out games (--no-round-model) "
+                          "[default: the preset's]."),
         click.option("--tuned/--no-tuned", default=None,
                      help="UCB1-Tuned selection: a move's exploration shrinks with the spread of its "
-                          "results [default: the preset's]."),
+                          "results; needs played-out games (--no-round-model) [default: the preset's]."),
         click.option("--opponent-hands", type=Real(0.0, MAX_HAND_PRIOR), default=None,
                      help="The opponent's choices learnt per hand it holds in the sampled world, the "
                           "shared mean counted as this many visits of prior; 0: off [default: the preset's]."),

@@ -201,8 +201,9 @@ def solve(dnp, as_json, tt_mb, mode, target, seconds, strategy_file, max_memory_
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @moves_option
 def advise(dnp, seconds, iterations, threads, seed, config, max_nodes, as_json):
-    """Advise the side to move: every legal move with its share of the search, estimated
-    score (win probability, draws as 1/2) and mean margin, best first.
+    """Advise the side to move: every legal move with its share of the search and estimated
+    score (win probability, draws as 1/2), best first; win/draw/loss and the mean margin where
+    games are played out (in round 4, or with --no-round-model).
 
     Without DNP, the built-in example position. The analysis uses only what the side to
     move can see. Before round 4 it is information-set MCTS; in round 4 it is exact.

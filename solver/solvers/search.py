@@ -61,11 +61,12 @@ class Method(str, Enum):
 @dataclass(frozen=True)
 class MoveStats:
     """One legal move's evidence: share of the search, estimated score with its standard error,
-    win/draw/loss estimates and mean margin.
+    and, where games were played out, win/draw/loss estimates and mean margin.
 
     `expected` is the win probability with draws counted as 1/2 and `se` its standard
     error (the spread of the results the move's visits backed up, over the square root of
-    the visits); in exact mode `expected` is the exact expected score, `se` is 0 and
+    the visits; with the round-end model, whose probabilities' spread the tree does not keep,
+    an upper bound); in exact mode `expected` is the exact expected score, `se` is 0 and
     `visits`/`share` are None.
     """
 
@@ -73,7 +74,7 @@ class MoveStats:
     visits: int | None
     share: float | None
     expected: float
-    margin: float | None  # None from the equilibrium solver, which works on the score scale only
+    margin: float | None  # None from the equilibrium solver (the score scale only) and the round-end model
     se: float = 0.0
     # None when the results were not played-out games (the round-end model scored them)
     win: float | None = 0.0

@@ -172,7 +172,7 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
     `margin_weight`; `tuned`, `reuse`, `round_model` and `settled_stop` may be given as 0 or 1,
     as a spec writes them.
 
-    >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1).tuned
+    >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1, round_model=0).tuned
     (0.2, True)
     """
     if preset not in PRESETS:
