@@ -23,7 +23,6 @@ True
 from __future__ import annotations
 
 import argparse
-import inspect
 import random
 import time
 
@@ -31,11 +30,7 @@ from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import ArgumentError
 from solver.rules.position import Position
 from solver.solvers.search import IsmctsSearch
-from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
-
-# the settings a KEY may name: from_options' keywords after the preset
-SETTINGS = tuple(name for name, p in inspect.signature(from_options).parameters.items()
-                 if p.kind is inspect.Parameter.KEYWORD_ONLY)
+from solver.solvers.searchconfig import OPTIONS, PRESETS, SearchConfig, from_options
 
 
 def study_views(count: int, seed: int) -> list[Position]:
@@ -101,9 +96,9 @@ def main(argv=None) -> None:
                         help="the preset the settings are given on top of, and measured against")
     args = parser.parse_args(argv)
     options = dict(args.options)
-    unknown = sorted(set(options) - set(SETTINGS))
+    unknown = sorted(set(options) - set(OPTIONS))  # a KEY names one of from_options' settings
     if unknown:
-        parser.error(f"unknown search setting {unknown[0]!r} (one of {', '.join(SETTINGS)})")
+        parser.error(f"unknown search setting {unknown[0]!r} (one of {', '.join(OPTIONS)})")
     try:
         candidate = from_options(args.base, **options)
     except ArgumentError as e:

@@ -23,6 +23,7 @@ from solver import Position
 from solver.base.seeds import thread_seed
 from solver.solvers._ismcts import Searcher
 from solver.solvers.search import IsmctsSearch
+from solver.solvers.roundmodel import weights
 from solver.solvers.searchconfig import PRESETS
 
 # (deal seed, random moves into the game): positions of rounds 1 to 3
@@ -33,7 +34,6 @@ HANDS_SEARCH = {(1, 0): "a2615cbcbeca06ab", (2, 7): "bf0c1d827b895088", (3, 14):
                 (4, 21): "7b5e0b1435db1228", (5, 27): "7b6728425b72bd58", (6, 33): "8218eda5b72e1ac8"}
 DEFAULT_SEARCH = {(1, 0): "9e06009302825adb", (2, 7): "24468fe0bfec53b5", (3, 14): "47f53e535e0fe43e",
                   (4, 21): "7712f42bbd8d9148", (5, 27): "b2f5a11f84bd3965", (6, 33): "1d8245cf7d27fd18"}
-MODEL = "the round-end model's weights"  # stands for weights() in the parameters below
 
 
 def _view(seed: int, moves: int) -> Position:
@@ -51,12 +51,7 @@ def _digest(stats: dict) -> str:
 
 SEARCHES = {"388581d": ({}, OLD_SEARCH),
             "7d9ffe8": (dict(opponent_hands=10.0), HANDS_SEARCH),
-            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=MODEL), DEFAULT_SEARCH)}
-
-
-def _raw_options(options: dict) -> dict:
-    from solver.solvers.roundmodel import weights
-    return {k: weights() if v is MODEL else v for k, v in options.items()}
+            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights()), DEFAULT_SEARCH)}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -65,7 +60,7 @@ def test_the_search_is_node_for_node_what_it_was(case, name):
     options, pinned = SEARCHES[name]
     view = _view(*case)
     s = Searcher(max_nodes=200_000)
-    s.start(view.core, observer=view.to_move, seed=case[0], **_raw_options(options))
+    s.start(view.core, observer=view.to_move, seed=case[0], **options)
     s.search(iterations=4000)
     assert _digest(s.root_stats()) == pinned[case]
 
@@ -78,7 +73,7 @@ def test_each_preset_is_the_raw_search_pinned_for_it(name):
     search = IsmctsSearch(view, threads=1, seed=5, config=PRESETS[name])
     search.run(iterations=3000)
     raw = Searcher(max_nodes=PRESETS[name].max_nodes)
-    raw.start(view.core, observer=view.to_move, seed=thread_seed(5, 0), **_raw_options(SEARCHES[name][0]))
+    raw.start(view.core, observer=view.to_move, seed=thread_seed(5, 0), **SEARCHES[name][0])
     raw.search(iterations=3000)
     assert search.root_stats() == raw.root_stats()
 
@@ -88,7 +83,6 @@ def test_each_option_reaches_the_options_variant(option):
     # The iteration is compiled twice (ext/ismcts.pyx, Variant): the plain search without the options'
     # tests. An option that the variant test in search() missed would search as the plain one does,
     # node for node; each option must change the tree.
-    from solver.solvers.roundmodel import weights
     if option.get("round_model") == "weights":
         option = dict(round_model=weights())
     # a round-3 position, where some means are far from 1/2: UCB1-Tuned changes the exploration

@@ -43,7 +43,7 @@ from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 from solver.solvers._pimc import flat_values
 from solver.solvers.limit import Limit
 from solver.solvers.search import DEFAULT_POLICY, KeptTree, advise
-from solver.solvers.searchconfig import PRESETS, from_options
+from solver.solvers.searchconfig import OPTIONS, PRESETS, from_options
 
 
 @dataclass(frozen=True)
@@ -206,10 +206,6 @@ class IsmctsBot(Bot):
         # think on the opponent's time (`pondering`): the kept trees are searched on while it thinks
         self.ponder = bool(keys["ponder"].read("ponder", ponder)) and self.config.reuse
 
-    # the spec keys that are fields of the search's configuration (solver.solvers.searchconfig)
-    SETTINGS = ("policy", "exploration", "opponent_exploration", "root_exploration", "margin", "tuned",
-                "opponent_hands", "reuse", "tree_rounds", "settled_stop", "round_model")
-
     @staticmethod
     def _config(search: str, settings: dict):
         try:
@@ -227,7 +223,7 @@ class IsmctsBot(Bot):
         ...
         solver.errors.SpecError: bad parameters for ismcts: round_model: the margin term and UCB1-Tuned need played-out games, which the round-end model does not play (turn it off: --no-round-model, round_model=0)
         """
-        cls._config(values.get("search", "default"), {k: v for k, v in values.items() if k in cls.SETTINGS})
+        cls._config(values.get("search", "default"), {k: v for k, v in values.items() if k in OPTIONS})
 
     def new_game(self) -> None:
         """Forget the trees kept from the last game."""

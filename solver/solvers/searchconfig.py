@@ -20,6 +20,7 @@ solver.errors.ArgumentError: policy: 'clever' is not one of random, greedy, take
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 
@@ -184,6 +185,11 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
                                    round_model=None if round_model is None else bool(round_model),
                                    tree_rounds=tree_rounds,
                                    settled_stop=None if settled_stop is None else bool(settled_stop))
+
+
+# The settings an option or a spec key may give on top of a preset: from_options' keywords.
+OPTIONS = tuple(name for name, p in inspect.signature(from_options).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
 def _real(name: str, value, low: float, high: float) -> None:
