@@ -610,7 +610,11 @@ cdef class Searcher:
         # change nothing: game_outcome scores the collections as they stand)
         model_value = -1.0
         playout_round = world.round
-        while not (stop and settled(&world)):
+        if model and world.round >= tree_end and world.status == ONGOING:
+            # the tree ended with a round (tree_rounds): the model scores that round's end at
+            # once, so every iteration that reaches it backs up the same public judgement
+            model_value = round_end_value(&world, &self.model[(world.round - 2) * MODEL_FEATURES])
+        while model_value < 0 and not (stop and settled(&world)):
             m = policy_move(&world, r, policy)
             if m < 0:
                 break
@@ -663,7 +667,9 @@ cdef class Searcher:
         `tree_rounds` (0 to 4; 0: no limit) is how many rounds the tree spans, the root's
         first: with 1, an iteration leaves the tree when the root's round ends and plays the
         rest out (the later rounds' nodes would mix the hands that the worlds deal there, and
-        cost more an action than a playout does). `settled_stop` ends the descent and the
+        cost more an action than a playout does); with the round-end model, the model scores
+        the state where the tree ends at once (a depth-limited search with the model as its
+        evaluation). `settled_stop` ends the descent and the
         playout once the result is settled (round 4, both players have taken: no card changes
         owner again), scoring the collections as they stand: the same results, fewer moves.
 

@@ -11,7 +11,8 @@ from solver import Position
 from solver.agents.bots import make_bot
 from solver.errors import ArgumentError, SpecError
 from solver.rules.notation import ACTIONS_PER_ROUND
-from solver.solvers._ismcts import Searcher
+from solver.solvers._ismcts import Searcher, round_end_win_probability
+from solver.solvers.roundmodel import weights
 
 from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
 
@@ -110,6 +111,50 @@ def test_settled_stop_changes_nothing_before_a_result_is_settled_but_the_stream(
     s = _search(view, settled_stop=True)
     assert set(s.root_stats()) == {m.index for m in view.legal_moves()}
     assert sum(st.visits for st in s.root_stats().values()) == 3000
+
+
+def _ends_the_round(pos):
+    # the round's twelfth action is the mover's: whatever it is, the round ends with it
+    return pos.round < 4 and pos.actions[pos.to_move] == ACTIONS_PER_ROUND - 1 \
+        and pos.actions[1 - pos.to_move] == ACTIONS_PER_ROUND
+
+
+def _round_enders(count, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position.random_deal(rng.getrandbits(32))
+        while not pos.is_over and not _ends_the_round(pos):
+            pos = pos.play(rng.choice(pos.legal_moves()))
+        if not pos.is_over:
+            out.append(pos)
+    return out
+
+
+def test_with_the_model_the_tree_ending_with_a_round_is_scored_there_exactly():
+    # the root's move ends the round: with tree_rounds=1 every iteration backs up the model's
+    # value of the state that move leaves (public: the model reads no hidden card), so each
+    # move's mean is that value exactly and the tree is the root's block; without the limit
+    # the tree and the playouts go on into the next round and the means spread
+    model = weights()
+    for pos in _round_enders(4, 11):
+        view = pos.view("ab"[pos.to_move])
+        limited = _search(view, iterations=400, tree_rounds=1, round_model=model)
+        assert limited.nodes_used == 1 + len(view.legal_moves())
+        for move in pos.legal_moves():
+            v = round_end_win_probability(pos.play(move).core, model)
+            expected = v if pos.to_move == 0 else 1.0 - v
+            st = limited.root_stats()[move.index]
+            assert st.reward == pytest.approx(st.visits * expected, rel=1e-12)
+        assert _search(view, iterations=400, round_model=model).nodes_used > 10 * limited.nodes_used
+
+
+def test_with_the_model_the_tree_ends_with_the_round():
+    model = weights()
+    for view in _positions(_last_choice_of_round, 3, 7):
+        limited = _search(view, tree_rounds=1, round_model=model)
+        assert limited.nodes_used <= 1 + len(view.legal_moves()) * (1 + MOVE_KINDS * (1 + MOVE_KINDS))
+        assert sum(st.visits for st in limited.root_stats().values()) == 3000
 
 
 @pytest.mark.parametrize("bad", [-1, 5])

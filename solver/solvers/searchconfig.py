@@ -65,7 +65,8 @@ class SearchConfig:
       reply, when the game continues within the round, instead of an empty tree;
     - `tree_rounds`: how many rounds the tree spans, the root's first (0: to the game's end);
       with 1, an iteration leaves the tree when the root's round ends and plays the rest out
-      at random (the later rounds' nodes mix the hands the worlds deal there);
+      at random (the later rounds' nodes mix the hands the worlds deal there); with
+      `round_model`, the model scores the round's end where the tree stops, at once;
     - `settled_stop`: the descent and the playout end once the result is settled (round 4,
       both players have taken: no card changes owner again), scored as the collections stand:
       the same results for fewer moves, but another stream of random numbers;
