@@ -54,6 +54,8 @@ ctypedef struct Node:
     uint32_t avail
     uint32_t half_reward  # summed rewards for the player who made `move`, in half points (win 2, draw 1)
     uint32_t draws      # drawn results among the visits: with `half_reward`, gives wins and the variance
+                        # (with the round-end model, whose results are fractions, the two words hold
+                        # instead the results' summed squares in 2**-32 units: see add_square)
     uint16_t child_mask # the moves the block of children has a slot for, one slot per bit, in move order
     uint8_t move
     uint8_t order       # low 4 bits: which child of its parent this was, in the order they were made;
@@ -93,13 +95,20 @@ NODE_BYTES = sizeof(Node) + 3 * sizeof(HandStats) // 8
 MAX_HAND_PRIOR = 1000.0
 
 
-class RootStats(namedtuple("RootStats", "visits reward margin draws")):
+class RootStats(namedtuple("RootStats", "visits reward margin draws squares")):
     """One root move's summed statistics, for the observer (Stockfish's RootMove in spirit):
-    `visits`, `reward` (results 1, 1/2 or 0 summed), `margin` (final margins summed) and
-    `draws`. Results are 1, 1/2 or 0, so the draws and the reward give the wins
-    (reward - draws / 2). Records of several trees of one root add up (`+`, field by field)."""
+    `visits`, `reward` (results summed: 1, 1/2 or 0 for played-out games, the model's
+    probabilities with the round-end model), `margin` (final margins summed), `draws` and
+    `squares` (the results' squares summed, which give their spread). Played-out results are
+    1, 1/2 or 0, so the draws and the reward give the wins (reward - draws / 2) and the squares
+    (reward - draws / 4), which `squares` is when not given. Records of several trees of one root
+    add up (`+`, field by field)."""
 
     __slots__ = ()
+
+    def __new__(cls, visits, reward, margin, draws, squares=None):
+        return super().__new__(cls, visits, reward, margin, draws,
+                               reward - draws / 4 if squares is None else squares)
 
     def __add__(self, other):
         return RootStats(*(a + b for a, b in zip(self, other)))
@@ -183,6 +192,21 @@ cdef inline void prefetch_block(const Node *first) noexcept nogil:
     DN_PREFETCH(first)
     DN_PREFETCH(<const char *>first + 64)
     DN_PREFETCH(<const char *>first + 128)
+
+
+cdef inline void add_square(Node *n, double result) noexcept nogil:
+    """With the round-end model: add result**2 to the node's summed squares, a 64-bit count of
+    2**-32 units kept in its `half_reward` (low word) and `draws` (high word), which the model's
+    search does not otherwise use. At most 2**32 units a visit and VISITS_LIMIT visits: it fits."""
+    cdef uint64_t total = ((<uint64_t>n.draws) << 32) | n.half_reward
+    total += <uint64_t>(result * result * 4294967296.0 + 0.5)
+    n.half_reward = <uint32_t>total
+    n.draws = <uint32_t>(total >> 32)
+
+
+cdef inline double node_squares(const Node *n) noexcept nogil:
+    """The summed squares that add_square keeps, as a number of results squared."""
+    return <double>(((<uint64_t>n.draws) << 32) | n.half_reward) / 4294967296.0
 
 
 cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) noexcept nogil:
@@ -471,7 +495,7 @@ cdef class Searcher:
         cdef int depth = 0, i, m, winner, how, p, made
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried, todo
-        cdef double best_score, score, c, mean
+        cdef double best_score, score, c, mean, result
         cdef double base[NMOVES]           # the tried children's scores before the per-hand term
         cdef int32_t children[NMOVES]      # and their nodes, in move order
         cdef int scored, j
@@ -636,14 +660,16 @@ cdef class Searcher:
             p = players[i]
             ch.visits += 1
             half = 1 if winner == DRAW else (2 if winner == p else 0)
-            ch.half_reward += half
-            ch.draws += winner == DRAW
             if not model:
+                ch.half_reward += half
+                ch.draws += winner == DRAW
                 ch.margin += scores[p].total - scores[1 - p].total
-            elif model_value >= 0:  # the model's exact probability (the per-hand counts take `half`)
-                ch.margin += model_value if p == 0 else 1.0 - model_value
-            else:  # a game that ended before its round did (a city, or the last round)
-                ch.margin += 0.5 * half
+            else:
+                # the model's exact probability (the per-hand counts take `half`), or the
+                # result of a game that ended before its round did (a city, or the last round)
+                result = (model_value if p == 0 else 1.0 - model_value) if model_value >= 0 else 0.5 * half
+                ch.margin += result
+                add_square(ch, result)
             e = epath[i]
             if e != NULL:
                 e.visits[slots[i]] += 1
@@ -923,7 +949,7 @@ cdef class Searcher:
         while todo:
             n = &self.nodes[self.nodes[node].children + i]
             if n.avail > 0:
-                stats[n.move] = RootStats(n.visits, n.margin, 0.0, 0) if self.use_model \
+                stats[n.move] = RootStats(n.visits, n.margin, 0.0, 0, node_squares(n)) if self.use_model \
                     else RootStats(n.visits, 0.5 * n.half_reward, n.margin, n.draws)
             todo &= todo - 1
             i += 1

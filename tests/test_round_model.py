@@ -117,6 +117,25 @@ def test_a_settled_round_4_root_is_searched_and_every_move_has_its_fixed_result(
     assert s.nodes_used == 1 + len(stats)  # nothing grows below a settled result
 
 
+def test_the_models_standard_errors_are_its_results_spread_not_a_bound():
+    # mid-round, the model's probabilities spread far less than results of 0 or 1 with the
+    # same mean: the standard error is below m (1 - m) / (visits - 1), its bound, for every
+    # move the search looked at, and the squares lie where results in 0..1 put them
+    pos = Position.random_deal(31)
+    for _ in range(4):
+        pos = pos.play(pos.legal_moves()[0])
+    view = pos.view(pos.to_move)
+    advice = advise(view, Limit(iterations=6000), threads=1, seed=2, config=PRESETS["default"])
+    s = Searcher(max_nodes=100_000)
+    s.start(view.core, view.to_move, seed=2, round_model=weights(), exploration=0.35, opponent_hands=10.0)
+    s.search(iterations=6000)
+    for st in s.root_stats().values():
+        assert st.reward ** 2 / st.visits - 1e-9 <= st.squares <= st.reward + 1e-9
+    for m in advice.moves:
+        if m.visits > 20:
+            assert 0 < m.se < 0.9 * math.sqrt(m.expected * (1 - m.expected) / (m.visits - 1))
+
+
 def test_advice_scored_by_the_model_shows_no_played_out_split():
     pos = Position.random_deal(9)
     view = pos.view(pos.to_move)

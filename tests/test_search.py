@@ -141,7 +141,7 @@ def test_standard_errors_and_outcomes_add_up(round_model):
     _, view = mid_game_view(21, 9)
     config = PRESETS["default"].replace(round_model=round_model)
     advice = advise(view, Limit(iterations=6000), threads=1, seed=2, config=config)
-    if round_model:  # results drawn from the model's probabilities: 0, 1/2 or 1, not games
+    if round_model:  # results are the model's probabilities, not games: no split, no margin
         assert all(m.win is None and m.margin is None for m in advice.moves)
         assert all(0 <= m.se <= 0.5 / (m.visits - 1) ** 0.5 + 1e-12 for m in advice.moves)
         return

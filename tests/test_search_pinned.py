@@ -45,7 +45,9 @@ def _view(seed: int, moves: int) -> Position:
 
 
 def _digest(stats: dict) -> str:
-    rows = sorted((move, list(s)) for move, s in stats.items())
+    # the tree's own counts (visits, reward, margin, draws) as they were pinned; the summed
+    # squares, added later, are derived from them or kept beside them and change no choice
+    rows = sorted((move, list(s)[:4]) for move, s in stats.items())
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
 
 

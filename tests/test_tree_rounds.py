@@ -134,7 +134,7 @@ def _round_enders(count, seed):
 def test_with_the_model_the_tree_ending_with_a_round_is_scored_there_exactly():
     # the root's move ends the round: with tree_rounds=1 every iteration backs up the model's
     # value of the state that move leaves (public: the model reads no hidden card), so each
-    # move's mean is that value exactly and the tree is the root's block; without the limit
+    # move's mean is that value exactly, its spread nil, and the tree is the root's block; without the limit
     # the tree and the playouts go on into the next round and the means spread
     model = weights()
     for pos in _round_enders(4, 11):
@@ -146,6 +146,9 @@ def test_with_the_model_the_tree_ending_with_a_round_is_scored_there_exactly():
             expected = v if pos.to_move == 0 else 1.0 - v
             st = limited.root_stats()[move.index]
             assert st.reward == pytest.approx(st.visits * expected, rel=1e-12)
+            # one result, `expected`, every visit: the summed squares are exact (to the
+            # 2**-32 units they are kept in) and the spread nil
+            assert st.squares == pytest.approx(st.visits * expected ** 2, abs=st.visits * 2.0 ** -32)
         assert _search(view, iterations=400, round_model=model).nodes_used > 10 * limited.nodes_used
 
 

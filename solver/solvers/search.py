@@ -65,8 +65,7 @@ class MoveStats:
 
     `expected` is the win probability with draws counted as 1/2 and `se` its standard
     error (the spread of the results the move's visits backed up, over the square root of
-    the visits; with the round-end model, whose probabilities' spread the tree does not keep,
-    an upper bound); in exact mode `expected` is the exact expected score, `se` is 0 and
+    the visits; with the round-end model, the spread of its probabilities); in exact mode `expected` is the exact expected score, `se` is 0 and
     `visits`/`share` are None.
     """
 
@@ -340,26 +339,21 @@ class IsmctsSearch:
 
 
 def _move_stats(move: str, stats: RootStats, total: int, played_out: bool = True) -> MoveStats:
-    """A move's figures from its summed results: each result is 1, 1/2 or 0, so the wins and
-    draws give the mean and the variance exactly. Without `played_out` games (the results are
-    the round-end model's probabilities), the win/draw/loss split and the margin are None and
-    the standard error is an upper bound."""
-    visits, reward, margin, draws = stats
+    """A move's figures from its summed results and their summed squares (mean, standard error).
+    Played-out results are 1, 1/2 or 0, so the wins and draws give the win/draw/loss split;
+    without `played_out` games (the results are the round-end model's probabilities) the split
+    and the margin are None."""
+    visits, reward, margin, draws, squares = stats
+    mean = reward / visits if visits else 0.0
+    variance = max(squares / visits - mean * mean, 0.0) if visits else 0.25
+    # one visit tells nothing of the spread: assume the widest (a fair coin) rather than 0
+    se = math.sqrt(variance / (visits - 1)) if visits > 1 else 0.5
     if not played_out:
-        # the results are the model's probabilities, whose spread the tree does not keep: a
-        # result in 0..1 of this mean varies by at most mean (1 - mean), so the error is at most this
-        mean = reward / visits if visits else 0.0
-        se = math.sqrt(mean * (1 - mean) / (visits - 1)) if visits > 1 else 0.5
         return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=None, se=se,
                          win=None, draw=None, loss=None)
     if visits == 0:
         return MoveStats(move=move, visits=0, share=0.0, expected=0.0, margin=0.0, se=0.5)
     wins = stats.wins
-    mean = reward / visits
-    second_moment = (wins + draws / 4) / visits
-    variance = max(second_moment - mean * mean, 0.0)
-    # one visit tells nothing of the spread: assume the widest (a fair coin) rather than 0
-    se = math.sqrt(variance / (visits - 1)) if visits > 1 else 0.5
     return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=margin / visits,
                      se=se, win=wins / visits, draw=draws / visits, loss=1 - (wins + draws) / visits)
 
