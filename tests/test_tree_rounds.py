@@ -176,6 +176,9 @@ def test_options_spec_keys_and_assumptions():
     assert "ending once the result is settled" in config.assumes
     assert "within 2 rounds" in from_options(tree_rounds=2).assumes
     assert "tree within" not in SearchConfig().assumes and "settled" not in SearchConfig().assumes
+    assert "as the tree is where it ends with a round" in from_options(tree_rounds=1).assumes
+    assert "where it ends with a round" not in SearchConfig().assumes
+    assert "where it ends" not in from_options(tree_rounds=1, round_model=0).assumes
     for bad in (5, -1, True, 1.5):
         with pytest.raises(ArgumentError, match="tree_rounds"):
             SearchConfig(tree_rounds=bad)

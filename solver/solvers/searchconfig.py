@@ -158,6 +158,8 @@ class SearchConfig:
         if self.round_model:
             playouts += (" to the end of their round, scored by the round-end model "
                          "(the chance of a win under random play from there)")
+            if self.tree_rounds:
+                playouts += ", as the tree is where it ends with a round"
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
                 f"({constant}) over {value}{hands}{tree}; {playouts}")
 
