@@ -31,16 +31,16 @@ def _stats(s):
     return {move: (st.visits, st.reward, st.margin) for move, st in s.root_stats().items()}
 
 
-def _positions(predicate, count, seed, full=False):
-    """`count` views, to move, from random play, whose position meets `predicate` (the full
-    positions with `full`)."""
+def _positions(predicate, count, seed, full=False, min_moves=2):
+    """`count` views, to move, from random play, whose position meets `predicate` and has
+    `min_moves` legal moves or more (the full positions with `full`)."""
     rng = random.Random(seed)
     out = []
     while len(out) < count:
         pos = Position.random_deal(rng.getrandbits(32))
         while not pos.is_over and not predicate(pos):
             pos = pos.play(rng.choice(pos.legal_moves()))
-        if not pos.is_over and len(pos.legal_moves()) >= 2:
+        if not pos.is_over and len(pos.legal_moves()) >= min_moves:
             out.append(pos if full else pos.view("ab"[pos.to_move]))
     return out
 
@@ -119,25 +119,13 @@ def _ends_the_round(pos):
         and pos.actions[1 - pos.to_move] == ACTIONS_PER_ROUND
 
 
-def _round_enders(count, seed):
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        pos = Position.random_deal(rng.getrandbits(32))
-        while not pos.is_over and not _ends_the_round(pos):
-            pos = pos.play(rng.choice(pos.legal_moves()))
-        if not pos.is_over:
-            out.append(pos)
-    return out
-
-
 def test_with_the_model_the_tree_ending_with_a_round_is_scored_there_exactly():
     # the root's move ends the round: with tree_rounds=1 every iteration backs up the model's
     # value of the state that move leaves (public: the model reads no hidden card), so each
     # move's mean is that value exactly, its spread nil, and the tree is the root's block; without the limit
     # the tree and the playouts go on into the next round and the means spread
     model = weights()
-    for pos in _round_enders(4, 11):
+    for pos in _positions(_ends_the_round, 4, 11, full=True, min_moves=1):
         view = pos.view("ab"[pos.to_move])
         limited = _search(view, iterations=400, tree_rounds=1, round_model=model)
         assert limited.nodes_used == 1 + len(view.legal_moves())
