@@ -307,12 +307,16 @@ cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
     return half
 
 
-# The two compiled variants of Searcher.iterate: the plain search (no margin term, UCB1-Tuned
-# or round-end model: 388581d's and the default up to 7d9ffe8), with the options' tests left out
-# at compile time (they cost it 1.7% of its instructions as run-time tests), and the search with
-# one of those on, which the default has been since the round-end model became it (1da0d9a). Empty marker
-# types: a fused type is Cython's way to compile one body twice.
+# The three compiled variants of Searcher.iterate: the plain search (no margin term, UCB1-Tuned
+# or round-end model: 388581d's and the default up to 7d9ffe8), the round-end model's (the
+# default since 1da0d9a; start refuses it with the margin term or UCB1-Tuned), each with the
+# options' tests left out at compile time (they cost 1.7% of the instructions as run-time
+# tests), and the search with the margin term or UCB1-Tuned, which keeps them. Empty marker
+# types: a fused type is Cython's way to compile one body several times.
 ctypedef struct DefaultSearch:
+    char unused
+
+ctypedef struct ModelSearch:
     char unused
 
 ctypedef struct OptionsSearch:
@@ -320,6 +324,7 @@ ctypedef struct OptionsSearch:
 
 ctypedef fused Variant:
     DefaultSearch
+    ModelSearch
     OptionsSearch
 
 
@@ -502,8 +507,9 @@ cdef class Searcher:
         cdef uint64_t code
         cdef bint per_hand
         # the plain variant compiles without the options' tests (constants the compiler folds)
-        cdef bint model = False if Variant is DefaultSearch else self.use_model
-        cdef bint extra = False if Variant is DefaultSearch else (tuned or mw != 0 or model)
+        cdef bint model = False if Variant is DefaultSearch else (True if Variant is ModelSearch else self.use_model)
+        cdef bint extra = False if Variant is DefaultSearch else \
+            (True if Variant is ModelSearch else (tuned or mw != 0 or model))
         # the tree ends with this round (or never: 0 would be reached only after round 4)
         cdef int tree_end = self.root.round + self.tree_rounds if self.tree_rounds else LAST_ROUND + 1
         # the descent and the playout stop once the result is settled (the model's playouts too)
@@ -898,7 +904,7 @@ cdef class Searcher:
         cdef double limit = _budget("seconds", seconds, MAX_SECONDS)
         cdef long done = 0
         cdef double deadline
-        cdef bint options = self.use_model or self.tuned or self.margin_weight != 0
+        cdef bint options = self.tuned or self.margin_weight != 0
         if not self.started:
             raise ValueError("call start() first")
         if budget <= 0 and limit <= 0:
@@ -906,7 +912,10 @@ cdef class Searcher:
         with nogil:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
-                if options:
+                if self.use_model:
+                    self.iterate(<ModelSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
+                                 self.opponent_exploration, self.policy, 0.0, False)
+                elif options:
                     self.iterate(<OptionsSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
                                  self.opponent_exploration, self.policy, self.margin_weight, self.tuned)
                 else:
