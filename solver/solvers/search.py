@@ -65,8 +65,8 @@ class MoveStats:
 
     `expected` is the win probability with draws counted as 1/2 and `se` its standard
     error (the spread of the results the move's visits backed up, over the square root of
-    the visits; with the round-end model, the spread of its probabilities); in exact mode `expected` is the exact expected score, `se` is 0 and
-    `visits`/`share` are None.
+    the visits; with the round-end model, the spread of its probabilities); in exact mode
+    `expected` is the exact expected score, `se` is 0 and `visits`/`share` are None.
     """
 
     move: str
@@ -345,9 +345,8 @@ def _move_stats(move: str, stats: RootStats, total: int, played_out: bool = True
     and the margin are None."""
     visits, reward, margin, draws, squares = stats
     mean = reward / visits if visits else 0.0
-    variance = max(squares / visits - mean * mean, 0.0) if visits else 0.25
     # one visit tells nothing of the spread: assume the widest (a fair coin) rather than 0
-    se = math.sqrt(variance / (visits - 1)) if visits > 1 else 0.5
+    se = math.sqrt(max(squares / visits - mean * mean, 0.0) / (visits - 1)) if visits > 1 else 0.5
     if not played_out:
         return MoveStats(move=move, visits=visits, share=visits / total, expected=mean, margin=None, se=se,
                          win=None, draw=None, loss=None)
