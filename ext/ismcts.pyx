@@ -71,7 +71,8 @@ ctypedef struct Node:
 ctypedef struct HandStats:
     uint64_t key                    # (node << 36) | hand code (3 bits a kind); 0: a free slot
     uint32_t visits[HAND_SIZE + 1]
-    uint32_t half_reward[HAND_SIZE + 1]
+    uint32_t reward[HAND_SIZE + 1]  # summed results, in half points (win 2, draw 1); with
+                                    # hand_bandit, in HAND_UNITS a win (the model's exact values)
     uint64_t unused                 # (a whole cache line an entry)
 
 cdef enum:
@@ -81,6 +82,8 @@ cdef enum:
     HAND_MIN_VISITS = 16    # a node's per-hand statistics start once it has this many visits
     HAND_PROBES = 32        # linear probes of the hand table before giving up (a full table)
     HAND_MIN_BITS = 11      # the hand table starts with 2**11 slots
+    HAND_UNITS = 2048       # hand_bandit: a HandStats reward counts wins in 1/2048ths
+    HAND_BANDIT_CAP = 1 << 20  # hand_bandit: a slot stops counting here (its reward fits 32 bits)
 
 
 POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
@@ -367,6 +370,7 @@ cdef class Searcher:
     cdef bint started
     cdef uint32_t visits_limit
     cdef double hand_prior          # opponent_hands: 0 off, else the shared mean's weight in visits
+    cdef bint hand_bandit           # each hand its own bandit: its own exploration term, exact sums
     cdef HandStats *hands           # open-addressing hash table of per-hand entries
     cdef int32_t n_hands
     cdef int hand_bits              # the table has 2**hand_bits slots, at most half of them used
@@ -392,6 +396,7 @@ cdef class Searcher:
         self.started = False
         self.hands = NULL
         self.hand_prior = 0
+        self.hand_bandit = False
         self.max_hand_bits = HAND_MIN_BITS
         while (1 << (self.max_hand_bits + 1)) <= max_nodes // 4:
             self.max_hand_bits += 1
@@ -500,12 +505,16 @@ cdef class Searcher:
         cdef int depth = 0, i, m, winner, how, p, made
         cdef int32_t node = 0, child, best_child
         cdef uint32_t mask, tried, todo
-        cdef double best_score, score, c, mean, result
+        cdef double best_score, score, c, mean, result = 0.0
         cdef double base[NMOVES]           # the tried children's scores before the per-hand term
         cdef int32_t children[NMOVES]      # and their nodes, in move order
         cdef int scored, j
         cdef uint64_t code
         cdef bint per_hand
+        cdef bint bandit = self.hand_bandit and self.hand_prior > 0  # nothing without per-hand statistics
+        cdef double hand_unit = 1.0 / HAND_UNITS if bandit else 0.5  # a HandStats reward unit, in wins
+        cdef uint32_t hand_cap = HAND_BANDIT_CAP if bandit else 0xFFFFFFFFu
+        cdef double hand_visits = 0        # the entry's visits over all its moves (hand_bandit)
         # the plain variant compiles without the options' tests (constants the compiler folds)
         cdef bint model = False if Variant is DefaultSearch else (True if Variant is ModelSearch else self.use_model)
         cdef bint extra = False if Variant is DefaultSearch else \
@@ -582,16 +591,28 @@ cdef class Searcher:
                     scored += 1
             if per_hand:
                 e = self.hand_stats(node, code)
+                if bandit and e != NULL:
+                    hand_visits = 0
+                    for i in range(HAND_SIZE + 1):
+                        hand_visits += e.visits[i]
             for j in range(scored):
                 ch = &self.nodes[children[j]]
                 score = base[j]
                 if e != NULL:
                     i = hand_slot(&world, ch.move)
-                    if e.visits[i] != 0:
+                    if bandit:
+                        # each hand its own bandit: the per-hand mean (the shared one as K visits
+                        # of prior) and an exploration term from this hand's own counts, so a
+                        # move this hand has rarely tried is explored for it even where the
+                        # shared statistics have settled
+                        mean = ch.margin / ch.visits if model else 0.5 * ch.half_reward / ch.visits
+                        score = (hand_unit * e.reward[i] + K * mean) / (e.visits[i] + K) \
+                            + c * sqrt(log(hand_visits + K) / (e.visits[i] + K))
+                    elif e.visits[i] != 0:
                         # the opponent's mean in the worlds where it held this hand, with the
                         # shared mean counted as K visits of prior
                         mean = ch.margin / ch.visits if model else 0.5 * ch.half_reward / ch.visits
-                        score += (0.5 * e.half_reward[i] + K * mean) / (e.visits[i] + K) - mean
+                        score += (0.5 * e.reward[i] + K * mean) / (e.visits[i] + K) - mean
                 # ties go to the child made last (the order of 388581d's newest-first list)
                 if score > best_score or (score == best_score and (ch.order & 15) > best_order):
                     best_score = score
@@ -653,7 +674,9 @@ cdef class Searcher:
                 model_value = round_end_value(&world, &self.model[(playout_round - 1) * MODEL_FEATURES])
                 break
         if model_value >= 0:
-            half = model_half_points(model_value, r)
+            # the per-hand counts take a result of 0, 1/2 or 1 drawn with the model's mean, or
+            # with hand_bandit its exact value (and no draw: the random stream differs)
+            half = 1 if bandit else model_half_points(model_value, r)
             winner = 0 if half == 2 else (1 if half == 0 else DRAW)
             scores[0].total = 0  # no margin: the game was not played out
             scores[1].total = 0
@@ -677,14 +700,24 @@ cdef class Searcher:
                 ch.margin += result
                 add_square(ch, result)
             e = epath[i]
-            if e != NULL:
+            if e != NULL and e.visits[slots[i]] < hand_cap:
                 e.visits[slots[i]] += 1
-                e.half_reward[slots[i]] += half
+                if bandit:
+                    if not model:
+                        result = 0.5 * half
+                    elif model_value >= 0:
+                        result = model_value if p == 0 else 1.0 - model_value
+                    else:
+                        result = 0.5 * half
+                    e.reward[slots[i]] += <uint32_t>(result * HAND_UNITS + 0.5)
+                else:
+                    e.reward[slots[i]] += half
 
     def start(self, CoreState view not None, int observer, seed=0, double exploration=0.7,
               str policy="random", double margin_weight=0.0, bint tuned=False,
               opponent_exploration=None, double opponent_hands=0.0, round_model=None,
-              root_exploration=None, int tree_rounds=0, bint settled_stop=False):
+              root_exploration=None, int tree_rounds=0, bint settled_stop=False,
+              bint hand_bandit=False):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
@@ -704,6 +737,12 @@ cdef class Searcher:
         evaluation). `settled_stop` ends the descent and the
         playout once the result is settled (round 4, both players have taken: no card changes
         owner again), scoring the collections as they stand: the same results, fewer moves.
+
+        `hand_bandit` (with opponent_hands > 0; nothing otherwise) makes each of the opponent's
+        hands at a node its own bandit: its moves are chosen by their per-hand means (the
+        shared mean as opponent_hands visits of prior) plus an exploration term from that hand's
+        own counts, and the per-hand sums hold the model's exact values (to 1/2048 of a win)
+        instead of a result drawn with them.
 
         ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
@@ -755,6 +794,7 @@ cdef class Searcher:
         if opponent_hands > 0:
             self.start_hands()
         self.hand_prior = opponent_hands
+        self.hand_bandit = hand_bandit
         self.use_model = round_model is not None
         if self.use_model:
             for i in range(MODEL_ROUNDS * MODEL_FEATURES):

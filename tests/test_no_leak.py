@@ -22,11 +22,13 @@ POSITIONS = [(201, 0), (202, 9), (203, 17), (204, 26), (205, 31), (206, 39), (20
 # played-out games, so they are checked with it off, as is the previous default.
 SETTINGS = [{}, {"policy": "taker"}, {"policy": "greedy"}, {"round_model": False},
             {"margin_weight": 0.2, "round_model": False}, {"exploration": 0.4},
-            {"tuned": True, "round_model": False}, {"opponent_exploration": 1.2}, {"opponent_hands": 10.0}]
+            {"tuned": True, "round_model": False}, {"opponent_exploration": 1.2}, {"opponent_hands": 10.0},
+            {"hand_bandit": True}]
 BOTS = ["random", "greedy", "pimc:worlds=30", "ismcts:iterations=1500",
         "ismcts:iterations=1500,policy=taker,margin=0.2,round_model=0",
         "ismcts:iterations=1500,tuned=1,exploration=1.2,round_model=0",
-        "ismcts:iterations=1500,opponent_hands=10", "ismcts:iterations=1500,search=7d9ffe8"]
+        "ismcts:iterations=1500,opponent_hands=10", "ismcts:iterations=1500,search=7d9ffe8",
+        "ismcts:iterations=1500,hand_bandit=1"]
 
 
 def twin_of(full: Position, seed: int) -> Position:

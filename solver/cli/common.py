@@ -156,6 +156,9 @@ def search_options(command):
         click.option("--opponent-hands", type=Real(0.0, MAX_HAND_PRIOR), default=None,
                      help="The opponent's choices learnt per hand it holds in the sampled world, the "
                           "shared mean counted as this many visits of prior; 0: off [default: the preset's]."),
+        click.option("--hand-bandit/--no-hand-bandit", default=None,
+                     help="With --opponent-hands, each hand the opponent may hold explores its moves on "
+                          "its own counts, and its sums hold the model's exact values [default: the preset's]."),
         click.option("--reuse/--no-reuse", default=None,
                      help="Go on from the last move's tree when the game follows it (the engine, play) "
                           "[default: the preset's]."),
@@ -173,12 +176,12 @@ def search_options(command):
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration, margin, tuned,
-                    opponent_hands, reuse, tree_rounds, settled_stop, round_model, **kwargs):
+                    opponent_hands, hand_bandit, reuse, tree_rounds, settled_stop, round_model, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
                                   margin=margin, tuned=tuned,
                                   opponent_hands=opponent_hands, reuse=reuse, round_model=round_model,
-                                  tree_rounds=tree_rounds, settled_stop=settled_stop)
+                                  tree_rounds=tree_rounds, settled_stop=settled_stop, hand_bandit=hand_bandit)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

@@ -228,7 +228,7 @@ class IsmctsSearch:
                        tree_rounds=config.tree_rounds, settled_stop=config.settled_stop,
                        policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
-                       opponent_hands=config.opponent_hands,
+                       opponent_hands=config.opponent_hands, hand_bandit=config.hand_bandit,
                        round_model=roundmodel.weights() if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:

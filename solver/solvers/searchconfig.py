@@ -60,6 +60,10 @@ class SearchConfig:
       the sampled world (statistics per decision and hand, the shared mean counted as this many
       visits of prior; 0: off, the opponent's choices averaged over all its hands; 10 since
       bench/STRENGTH.md's test 8);
+    - `hand_bandit`: with `opponent_hands`, each hand the opponent may hold is its own bandit at
+      a decision: its moves are chosen by their per-hand means plus an exploration term from that
+      hand's own counts (not the shared one), and the per-hand sums hold the round-end model's
+      exact values rather than results drawn with them (bench/STRENGTH.md's tests 25 and 26);
     - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
       the bots) goes on from the subtree of its last search below its move and the opponent's
       reply, when the game continues within the round, instead of an empty tree;
@@ -92,6 +96,7 @@ class SearchConfig:
     round_model: bool = True
     tree_rounds: int = 0
     settled_stop: bool = False
+    hand_bandit: bool = False
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -105,7 +110,7 @@ class SearchConfig:
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
         _whole("tree_rounds", self.tree_rounds, 0, MAX_TREE_ROUNDS)
-        for name in ("tuned", "reuse", "round_model", "settled_stop"):
+        for name in ("tuned", "reuse", "round_model", "settled_stop", "hand_bandit"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if self.round_model and (self.margin_weight != 0 or self.tuned):
@@ -148,6 +153,8 @@ class SearchConfig:
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
+        if hands and self.hand_bandit:
+            hands += ", each hand explored on its own"
         tree = ""
         if self.tree_rounds:
             tree = "; the tree within the root's round" if self.tree_rounds == 1 else \
@@ -170,10 +177,11 @@ class SearchConfig:
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
                  root_exploration=None, margin=None, tuned=None, opponent_hands=None, reuse=None,
-                 round_model=None, tree_rounds=None, settled_stop=None) -> SearchConfig:
+                 round_model=None, tree_rounds=None, settled_stop=None, hand_bandit=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
-    `margin_weight`; `tuned`, `reuse`, `round_model` and `settled_stop` may be given as 0 or 1,
+    `margin_weight`; `tuned`, `reuse`, `round_model`, `settled_stop` and `hand_bandit` may be given
+    as 0 or 1,
     as a spec writes them.
 
     >>> from_options("388581d", margin=0.2, tuned=1).margin_weight, from_options(tuned=1, round_model=0).tuned
@@ -187,7 +195,8 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
                                    opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
                                    round_model=None if round_model is None else bool(round_model),
                                    tree_rounds=tree_rounds,
-                                   settled_stop=None if settled_stop is None else bool(settled_stop))
+                                   settled_stop=None if settled_stop is None else bool(settled_stop),
+                                   hand_bandit=None if hand_bandit is None else bool(hand_bandit))
 
 
 # The settings an option or a spec key may give on top of a preset: from_options' keywords.
