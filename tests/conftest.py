@@ -41,6 +41,19 @@ def random_position(seed: int, moves: int):
     return pos
 
 
+def dealt_view(seed: int = 1):
+    """The view of the side to move in the seeded deal."""
+    from solver import Position
+
+    pos = Position.random_deal(seed)
+    return pos.view("ab"[pos.to_move])
+
+
+def root_table(searcher) -> list[tuple]:
+    """A searcher's root as (move, visits, reward) rows in move order: equal for equal trees."""
+    return sorted((move, s.visits, s.reward) for move, s in searcher.root_stats().items())
+
+
 def run_cli(capsys, *args):
     """(exit code, stdout, stderr) of `dnoir args`, run in this process."""
     from solver.cli.main import main

@@ -7,17 +7,12 @@ import json
 
 import pytest
 
-from conftest import run_cli
-from solver import Position
+from conftest import dealt_view as _view, root_table as _root, run_cli
 from solver.agents.bots import make_bot
 from solver.errors import ArgumentError, SpecError
 from solver.solvers import roundmodel
 from solver.solvers._ismcts import Searcher
 from solver.solvers.searchconfig import OPTIONS, PRESETS, SearchConfig, from_options
-
-
-def _root(searcher):
-    return sorted((move, s.visits, s.reward) for move, s in searcher.root_stats().items())
 
 
 def _searched(view, iterations=3000, seed=3, model=True, **options):
@@ -26,11 +21,6 @@ def _searched(view, iterations=3000, seed=3, model=True, **options):
             round_model=roundmodel.weights() if model else None, **options)
     s.search(iterations=iterations)
     return s
-
-
-def _view(seed=1):
-    pos = Position.random_deal(seed)
-    return pos.view("ab"[pos.to_move])
 
 
 def test_off_by_default_in_every_preset():

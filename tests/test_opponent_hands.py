@@ -3,16 +3,12 @@ the sampled world. On by default (10) since bench/STRENGTH.md's test 8, off in t
 of the search (bounded memory, determinism, no information leak: tests/test_no_leak.py)."""
 
 import pytest
+from conftest import dealt_view as _view, root_table as _root
 
-from solver import Position
 from solver.solvers._ismcts import MAX_HAND_PRIOR, Searcher
 from solver.agents.bots import make_bot
 from solver.errors import ArgumentError, SpecError
 from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
-
-
-def _root(searcher):
-    return sorted((move, s.visits, s.reward) for move, s in searcher.root_stats().items())
 
 
 def _searched(view, iterations=3000, seed=3, **options):
@@ -20,11 +16,6 @@ def _searched(view, iterations=3000, seed=3, **options):
     s.start(view.core, observer=view.to_move, seed=seed, **options)
     s.search(iterations=iterations)
     return s
-
-
-def _view(seed=1):
-    pos = Position.random_deal(seed)
-    return pos.view("ab"[pos.to_move])
 
 
 def test_on_by_default_off_in_the_388581d_preset():
