@@ -16,13 +16,14 @@ opponent's moves at a node with HAND_MIN_VISITS visits are also counted per hand
 opponent holds in the sampled world (a bounded hash table of HandStats, max_nodes / 8
 entries): its selection then uses, for each move, the mean over the worlds that gave it
 that hand, with the shared mean counted as K visits of prior, so that it chooses as a player
-who knows its own hand. The exploration term stays the shared one.
+who knows its own hand. The exploration term stays the shared one, unless `hand_bandit`
+gives each hand its own (see `start`).
 
 Nodes live in a preallocated pool; when it is full the tree stops growing and iterations
 go on with playouts from the deepest node reached, so memory never exceeds the pool.
 Visit, availability and draw counts are 32 bits: no node's count exceeds the root's, and a tree
 stops (`search` returns early, `saturated` is True) once its root has VISITS_LIMIT visits,
-2**32 - 2**20, so no counter can wrap (about an hour of one thread; a longer search runs
+2**31 - 2**20, so no counter can wrap (about an hour of one thread; a longer search runs
 more trees, one a thread, or starts a new one).
 Everything in `run` holds no Python object and runs without the GIL, so several
 Searchers on several threads give root parallelism.
@@ -34,7 +35,7 @@ from collections import namedtuple
 
 from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy, memset
-from libc.math cimport sqrt, log, exp
+from libc.math cimport sqrt, log, exp, fmax
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
@@ -604,10 +605,11 @@ cdef class Searcher:
                         # each hand its own bandit: the per-hand mean (the shared one as K visits
                         # of prior) and an exploration term from this hand's own counts, so a
                         # move this hand has rarely tried is explored for it even where the
-                        # shared statistics have settled
+                        # shared statistics have settled (the log at least 0: a new entry with
+                        # K < 1 would otherwise make every score NaN and choose no child)
                         mean = ch.margin / ch.visits if model else 0.5 * ch.half_reward / ch.visits
                         score = (hand_unit * e.reward[i] + K * mean) / (e.visits[i] + K) \
-                            + c * sqrt(log(hand_visits + K) / (e.visits[i] + K))
+                            + c * sqrt(log(fmax(hand_visits + K, 1.0)) / (e.visits[i] + K))
                     elif e.visits[i] != 0:
                         # the opponent's mean in the worlds where it held this hand, with the
                         # shared mean counted as K visits of prior
@@ -694,7 +696,8 @@ cdef class Searcher:
                 ch.draws += winner == DRAW
                 ch.margin += scores[p].total - scores[1 - p].total
             else:
-                # the model's exact probability (the per-hand counts take `half`), or the
+                # the model's exact probability (the per-hand counts take `half`, or with
+                # hand_bandit this result too), or the
                 # result of a game that ended before its round did (a city, or the last round)
                 result = (model_value if p == 0 else 1.0 - model_value) if model_value >= 0 else 0.5 * half
                 ch.margin += result
@@ -723,7 +726,7 @@ cdef class Searcher:
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
         each playout with the round it starts in and backs up the model's probability of a win
         from there instead of playing on (exactly, in the sums the selection reads; the per-hand
-        counts take a result of 0, 1/2 or 1 drawn with that mean).
+        counts take a result of 0, 1/2 or 1 drawn with that mean, unless `hand_bandit`).
 
         `root_exploration` (None: `exploration`) is the constant at the root, whose visits
         choose the advice: a larger one spreads them for the choice at the root (simple regret)
@@ -742,7 +745,8 @@ cdef class Searcher:
         hands at a node its own bandit: its moves are chosen by their per-hand means (the
         shared mean as opponent_hands visits of prior) plus an exploration term from that hand's
         own counts, and the per-hand sums hold the model's exact values (to 1/2048 of a win)
-        instead of a result drawn with them.
+        instead of a result drawn with them. That score replaces the shared one at such a node,
+        the margin term and UCB1-Tuned included.
 
         ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave

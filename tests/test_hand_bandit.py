@@ -11,7 +11,9 @@ from conftest import dealt_view as _view, root_table as _root, run_cli
 from solver.agents.bots import make_bot
 from solver.errors import ArgumentError, SpecError
 from solver.solvers import roundmodel
+from solver.base.seeds import thread_seed
 from solver.solvers._ismcts import Searcher
+from solver.solvers.search import IsmctsSearch
 from solver.solvers.searchconfig import OPTIONS, PRESETS, SearchConfig, from_options
 
 
@@ -27,10 +29,7 @@ def test_off_by_default_in_every_preset():
     assert SearchConfig().hand_bandit is False
     assert all(preset.hand_bandit is False for preset in PRESETS.values())
     assert "hand_bandit" in OPTIONS
-    view = _view()
-    # the raw Searcher is off unless asked: the default tree node for node
-    assert _root(_searched(view, opponent_hands=10.0)) == \
-        _root(_searched(view, opponent_hands=10.0, hand_bandit=False))
+    # (the raw Searcher off unless asked, node for node the search it was: tests/test_search_pinned.py)
 
 
 def test_without_per_hand_statistics_it_changes_nothing():
@@ -51,12 +50,32 @@ def test_on_it_changes_the_tree_and_stays_deterministic(seed, model):
     assert _root(bandit) == _root(_searched(view, model=model, opponent_hands=10.0, hand_bandit=True))
 
 
-def test_the_root_means_stay_results():
-    # the per-hand sums change only how the opponent chooses: the root's rewards stay results
-    # (the model's probabilities), between 0 and 1 a visit
-    s = _searched(_view(4), iterations=5000, opponent_hands=10.0, hand_bandit=True)
-    for stats in s.root_stats().values():
-        assert stats.visits > 0 and 0.0 <= stats.reward / stats.visits <= 1.0
+def test_a_prior_below_one_visit_still_chooses():
+    # a new entry has no visits: with K < 1 the bandit's log(N_h + K) would be negative (NaN
+    # scores, no child chosen) without its floor at 0
+    view = _view(4)
+    for seed in (1, 2):
+        s = _searched(view, iterations=5000, seed=seed, opponent_hands=0.25, hand_bandit=True)
+        assert s.hand_entries > 0
+        assert sum(v for _, v, _ in _root(s)) == 5000
+    assert _root(s) == _root(_searched(view, iterations=5000, seed=2, opponent_hands=0.25, hand_bandit=True))
+
+
+def test_the_configuration_reaches_the_searcher():
+    # IsmctsSearch passes the option on: its tree is the raw Searcher's with hand_bandit
+    view = _view(6)
+    config = from_options(hand_bandit=1)
+    search = IsmctsSearch(view, threads=1, seed=5, config=config)
+    search.run(iterations=3000)
+    options = dict(exploration=config.exploration, opponent_hands=config.opponent_hands,
+                   round_model=roundmodel.weights())
+    raw = {}
+    for bandit in (True, False):
+        s = Searcher(max_nodes=config.max_nodes)
+        s.start(view.core, observer=view.to_move, seed=thread_seed(5, 0), hand_bandit=bandit, **options)
+        s.search(iterations=3000)
+        raw[bandit] = s.root_stats()
+    assert search.root_stats() == raw[True] != raw[False]
 
 
 def test_a_full_hand_table_only_stops_new_entries():
