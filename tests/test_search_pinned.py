@@ -6,9 +6,10 @@ speed only (a layout, a table, a prefetch) must leave them exactly as they are.
   `388581d` preset reproduces that commit's answers node for node.
 - `HANDS_SEARCH`: the same searches with the per-hand opponent statistics (opponent_hands 10),
   the default from 1aa5106 to 7d9ffe8 (checked against 97cb045's build): the `7d9ffe8` preset.
-- `DEFAULT_SEARCH`: the default since 1da0d9a (bench/STRENGTH.md tests 19 and 20): the per-hand
-  statistics, the round-end model and the constant 0.35, checked against the build of d9e9a61
-  that test 19 played (`--round-model --exploration 0.35`).
+- `MODEL_SEARCH`: the default from 1da0d9a to 29c04e6 (bench/STRENGTH.md tests 19 and 20): the
+  per-hand statistics, the round-end model and the constant 0.35, checked against the build of
+  d9e9a61 that test 19 played (`--round-model --exploration 0.35`): the `29c04e6` preset.
+- `DEFAULT_SEARCH`: the default since test 27: `MODEL_SEARCH` with the `taker` playouts.
 A change of the search itself changes them: update them in the same commit and say so, as
 Stockfish's commits give their new "Bench:".
 """
@@ -32,8 +33,10 @@ OLD_SEARCH = {(1, 0): "fe86175bd60bd004", (2, 7): "fde32a2f8a2e2d6c", (3, 14): "
               (4, 21): "433a939c5ba4c98b", (5, 27): "34fec036ffd44ebf", (6, 33): "6e774df34f332bce"}
 HANDS_SEARCH = {(1, 0): "a2615cbcbeca06ab", (2, 7): "bf0c1d827b895088", (3, 14): "98ad96ef682648a5",
                 (4, 21): "7b5e0b1435db1228", (5, 27): "7b6728425b72bd58", (6, 33): "8218eda5b72e1ac8"}
-DEFAULT_SEARCH = {(1, 0): "9e06009302825adb", (2, 7): "24468fe0bfec53b5", (3, 14): "47f53e535e0fe43e",
-                  (4, 21): "7712f42bbd8d9148", (5, 27): "b2f5a11f84bd3965", (6, 33): "1d8245cf7d27fd18"}
+MODEL_SEARCH = {(1, 0): "9e06009302825adb", (2, 7): "24468fe0bfec53b5", (3, 14): "47f53e535e0fe43e",
+                (4, 21): "7712f42bbd8d9148", (5, 27): "b2f5a11f84bd3965", (6, 33): "1d8245cf7d27fd18"}
+DEFAULT_SEARCH = {(1, 0): "337f8db50b57a4e5", (2, 7): "12f064fb4895d513", (3, 14): "c3d3c2b041ce8f82",
+                  (4, 21): "b4af709c85bd5e06", (5, 27): "98f1afd2f2122d44", (6, 33): "f805362ce80ffa80"}
 
 
 def _view(seed: int, moves: int) -> Position:
@@ -53,7 +56,9 @@ def _digest(stats: dict) -> str:
 
 SEARCHES = {"388581d": ({}, OLD_SEARCH),
             "7d9ffe8": (dict(opponent_hands=10.0), HANDS_SEARCH),
-            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights()), DEFAULT_SEARCH)}
+            "29c04e6": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights()), MODEL_SEARCH),
+            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker"),
+                        DEFAULT_SEARCH)}
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -5,8 +5,9 @@
 replaces that field of the preset it starts from. `PRESETS` names the configurations that
 can be asked for by name: `default`, the strongest found by the SPRT tests of
 bench/STRENGTH.md, and the searches earlier commits shipped as their default, so an old answer
-can be reproduced: `7d9ffe8` (before test 19 made the round-end model and the constant 0.35 the
-default) and `388581d` (before the strength work of issue 20).
+can be reproduced: `29c04e6` (before test 27 made the `taker` playouts the default), `7d9ffe8`
+(before test 19 made the round-end model and the constant 0.35 the default) and `388581d`
+(before the strength work of issue 20).
 
 >>> SearchConfig().exploration == PRESETS["default"].exploration
 True
@@ -52,7 +53,8 @@ class SearchConfig:
     - `root_exploration`: the constant at the root, whose visits choose the advice (None:
       `exploration`);
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
-      'greedy' or 'taker';
+      'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
+      since bench/STRENGTH.md's test 27, with `round_model`);
     - `margin_weight`: how much the final margin counts in the selection (a margin of 40
       points is worth this fraction of a win; 0: results only);
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
@@ -87,7 +89,7 @@ class SearchConfig:
     exploration: float = 0.35
     opponent_exploration: float | None = None
     root_exploration: float | None = None
-    policy: Policy = Policy.RANDOM
+    policy: Policy = Policy.TAKER
     margin_weight: float = 0.0
     tuned: bool = False
     opponent_hands: float = 10.0
@@ -160,6 +162,8 @@ class SearchConfig:
             tree = "; the tree within the root's round" if self.tree_rounds == 1 else \
                 f"; the tree within {self.tree_rounds} rounds from the root's"
         playouts = f"{self.policy} playouts"
+        if self.policy == Policy.TAKER:
+            playouts += " (random plays, the take when the line is worth it)"
         if self.settled_stop:
             playouts += " ending once the result is settled"
         if self.round_model:
@@ -217,6 +221,8 @@ def _whole(name: str, value, low: int, high: int) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False),
-    "388581d": SearchConfig(exploration=0.7, round_model=False, opponent_hands=0.0, reuse=False),
+    "29c04e6": SearchConfig(policy=Policy.RANDOM),
+    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False, policy=Policy.RANDOM),
+    "388581d": SearchConfig(exploration=0.7, round_model=False, opponent_hands=0.0, reuse=False,
+                            policy=Policy.RANDOM),
 }
