@@ -601,20 +601,20 @@ cdef class Searcher:
                 score = base[j]
                 if e != NULL:
                     i = hand_slot(&world, ch.move)
-                    if bandit:
-                        # each hand its own bandit: the per-hand mean (the shared one as K visits
-                        # of prior) and an exploration term from this hand's own counts, so a
-                        # move this hand has rarely tried is explored for it even where the
-                        # shared statistics have settled (the log at least 0: a new entry with
-                        # K < 1 would otherwise make every score NaN and choose no child)
+                    if bandit or e.visits[i] != 0:
                         mean = ch.margin / ch.visits if model else 0.5 * ch.half_reward / ch.visits
-                        score = (hand_unit * e.reward[i] + K * mean) / (e.visits[i] + K) \
-                            + c * sqrt(log(fmax(hand_visits + K, 1.0)) / (e.visits[i] + K))
-                    elif e.visits[i] != 0:
-                        # the opponent's mean in the worlds where it held this hand, with the
-                        # shared mean counted as K visits of prior
-                        mean = ch.margin / ch.visits if model else 0.5 * ch.half_reward / ch.visits
-                        score += (0.5 * e.reward[i] + K * mean) / (e.visits[i] + K) - mean
+                        if bandit:
+                            # each hand its own bandit: the per-hand mean (the shared one as K
+                            # visits of prior) and an exploration term from this hand's own
+                            # counts, so a move this hand has rarely tried is explored for it even
+                            # where the shared statistics have settled (the log at least 0: a new
+                            # entry with K < 1 would otherwise make every score NaN, no child chosen)
+                            score = (hand_unit * e.reward[i] + K * mean) / (e.visits[i] + K) \
+                                + c * sqrt(log(fmax(hand_visits + K, 1.0)) / (e.visits[i] + K))
+                        else:
+                            # the opponent's mean in the worlds where it held this hand, with the
+                            # shared mean counted as K visits of prior
+                            score += (0.5 * e.reward[i] + K * mean) / (e.visits[i] + K) - mean
                 # ties go to the child made last (the order of 388581d's newest-first list)
                 if score > best_score or (score == best_score and (ch.order & 15) > best_order):
                     best_score = score
@@ -705,14 +705,8 @@ cdef class Searcher:
             e = epath[i]
             if e != NULL and e.visits[slots[i]] < hand_cap:
                 e.visits[slots[i]] += 1
-                if bandit:
-                    if not model:
-                        result = 0.5 * half
-                    elif model_value >= 0:
-                        result = model_value if p == 0 else 1.0 - model_value
-                    else:
-                        result = 0.5 * half
-                    e.reward[slots[i]] += <uint32_t>(result * HAND_UNITS + 0.5)
+                if bandit:  # the exact result (the one the model branch above summed)
+                    e.reward[slots[i]] += <uint32_t>((result if model else 0.5 * half) * HAND_UNITS + 0.5)
                 else:
                     e.reward[slots[i]] += half
 
