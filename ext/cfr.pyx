@@ -119,7 +119,8 @@ ctypedef struct Game:
     double *value[MAXD]            # values of the updating player's hands at a depth
     double *child_values[MAXD]     # [h * nact + a]
     double *strategy[MAXD]         # [h * nact + a]
-    double *root_cv                # MODE_EVAL: the root mover's child values
+    double *root_cv                # MODE_EVAL and MODE_BR: the root mover's child values
+    bint tremble                   # this iteration's walks carry the root mover's tremble (see ROOT_TREMBLE)
     # counting
     uint64_t count_cap
     uint64_t slot_cap
@@ -479,6 +480,38 @@ cdef void terminal_values(Game *g, int d, int upd, double utility_a) noexcept no
         out[h] = u * acc
 
 
+# The root mover's smallest probability of a move its hand can make, in the reach that the
+# CFR+ iterations carry below the root (not in its strategy, nor in any value or best response),
+# every TREMBLE_EVERY-th iteration. Without it a root move that no hand plays gets reach 0: the
+# other player's strategy below it is never trained (those walks are pruned), so the move's
+# expected score (`root_hand_values`) would be measured against play no one chose (a move that
+# hands the opponent the third city scored 0.57, not 0, with the mover's best play after it,
+# against an opponent left near uniform there). With it the other player learns
+# to answer the move as if the mover's hands that can make it made it with this weight (a
+# tremble, as in a perfect equilibrium), which moves the other figures by about this much.
+# Every second iteration: the subtrees below such moves are then walked half as often, which
+# costs about nothing measurable (every iteration cost 15-30% more time; bench/RESULTS.md).
+cdef double ROOT_TREMBLE = 1e-9
+cdef int TREMBLE_EVERY = 2
+
+
+cdef inline const double *trembled(const Game *g, const Node *node, const Ctx *c, const double *sigma,
+                                   double *out) noexcept nogil:
+    """sigma with every move a hand can make at `node` raised to at least ROOT_TREMBLE, into `out`."""
+    cdef int nact = node.nact, p = node.player, h, a, i
+    cdef const Node *children = &g.nodes[node.first_child]
+    for h in range(c.n[p]):
+        for a in range(nact):
+            i = h * nact + a
+            if sigma[i] >= ROOT_TREMBLE:
+                out[i] = sigma[i]
+            elif hand_can(g, c, p, c.list[p][h], children[a].move):
+                out[i] = ROOT_TREMBLE
+            else:
+                out[i] = 0.0
+    return out
+
+
 cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noexcept nogil:
     """Values of the updating player's hands at node `index` (context ctx[d]) into value[d].
 
@@ -509,6 +542,9 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
     elif mode == MODE_EVAL or p != upd:
         fixed_strategy(g, rs, node, c, sigma)
     mover_prob = sigma if (mode != MODE_BR or p != upd) else NULL
+    if mode == MODE_CFR and d == 0 and p != upd and g.tremble:
+        # the root mover trembles (cv is free here: the root's mover is not the one updated)
+        mover_prob = trembled(g, node, c, sigma, cv)
     if p == upd:
         memset(cv, 0, <size_t>nh * nact * sizeof(double))
     else:
@@ -529,7 +565,7 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
             # to upd's values (and upd's regrets below it would not move)
             x = 0.0
             for h in range(nh):
-                x += c.reach[p][h] * sigma[h * nact + a]
+                x += c.reach[p][h] * mover_prob[h * nact + a]
             if x == 0.0:
                 continue
         child_lists(g, d, p, child.move, mover_prob, nact, a)
@@ -560,6 +596,8 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
     # An action hand h cannot make has cv 0 (h is in no list below it) and regret 0; every
     # value is at least 0. So the best response's maximum and the regret update run over
     # every action without asking which the hand can make: the same numbers, fewer loads.
+    if d == 0 and g.root_cv != NULL:
+        memcpy(g.root_cv, cv, <size_t>nh * nact * sizeof(double))
     if mode == MODE_BR:
         for h in range(nh):
             best = cv[h * nact]
@@ -574,8 +612,6 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
             v += sigma[h * nact + a] * cv[h * nact + a]
         out[h] = v
     if mode == MODE_EVAL:
-        if d == 0 and g.root_cv != NULL:
-            memcpy(g.root_cv, cv, <size_t>nh * nact * sizeof(double))
         return
     for h in range(nh):
         reg = &rs[2 * (node.slot + <uint64_t>h * nact)]
@@ -1072,6 +1108,7 @@ cdef class GameTree:
                     self.g.avg_weight = pow(<double>self.iterations, AVERAGE_POWER)
                     x = pow(<double>self.iterations, REGRET_DISCOUNT_POWER)
                     self.g.regret_discount = x / (x + 1.0)
+                    self.g.tremble = self.iterations % TREMBLE_EVERY == 0
                     for upd in range(2):
                         self._root_ctx()
                         run_walk(&self.g, upd, MODE_CFR)
@@ -1118,11 +1155,16 @@ cdef class GameTree:
         br_b = self.best_response(1)
         return br_a, br_b, (br_a + br_b - 1.0) / 2.0
 
-    def root_hand_values(self, hand, bint policy=False):
+    def root_hand_values(self, hand, bint policy=False, bint best_after=False):
         """{move: (probability, expected score)} for the root mover holding `hand` (counts).
 
         The expected score is the mover's, given that hand, if it makes that move and both
-        then follow the average strategy (or the policy).
+        then follow the average strategy (or the policy). With `best_after`, the mover instead
+        plays its best below the move against the other's strategy (a best response): for a
+        move an exact equilibrium plays that is the same score, and it stays meaningful for a
+        move the equilibrium never plays, below which CFR never trained the mover's own
+        average strategy at this hand (it stays near uniform there, so following it scores the
+        move as if the mover then played at random).
         """
         self._require_built()
         cdef int p = self.g.nodes[0].player
@@ -1143,15 +1185,18 @@ cdef class GameTree:
         self.g.root_cv = buf
         try:
             self._root_total(p, MODE_EVAL, policy)
+            sigma = self.g.strategy[0]
+            frequency = [sigma[h * nact + a] for a in range(nact)]
+            if best_after:
+                self._root_total(p, MODE_BR, policy)
             prob_hand = 0.0
             for j in range(nq):
                 prob_hand += self.g.weight[p][<uint64_t>h * nq + j]
-            sigma = self.g.strategy[0]
             out = {}
             for a in range(nact):
                 move = self.g.nodes[root.first_child + a].move
                 if move == MOVE_TAKE or hand[move] > 0:
-                    out[move] = (sigma[h * nact + a], buf[h * nact + a] / prob_hand)
+                    out[move] = (frequency[a], buf[h * nact + a] / prob_hand)
             return out
         finally:
             self.g.root_cv = NULL

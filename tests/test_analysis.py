@@ -401,9 +401,14 @@ def test_results_carry_their_settings():
 
 
 # b to move three actions into round 4 (ply 40 of `play_game(random_deal(31), random v random, seed=31)`):
-# every move wins in the one-player view, but -2 pushes the third city out of the take and
-# loses about 0.72 against the equilibrium.
+# T takes the third city at once and the equilibrium plays it (or 8); -2, which it never plays,
+# pushes the city out of the take but still wins whatever a answers, as the view says of every
+# move. The equilibrium's grading once called it a 0.72 blunder: it scored a move it never
+# plays as if b then played at random.
 FUSION_VIEW = "-17688-16+2C+288-3 ???/88+3-2 55577+2+3-2/5666777+2+4-1-2-3CC 4 b -"
+# b to move (ply 38 of game 119 of bench/matches/final_100ms_r17.jsonl.gz): the view rates 7 a
+# 17/20 chance, assuming b then sees a's hand; the hidden-information game gives b about 1/2.
+OPTIMISTIC_VIEW = "-37-168-18 ???/7788 556678+2+2+3+4-2CC/556667778+3-2-2-2-3C 4 b -"
 # a to move at the start of round 4: a public tree of over ten million nodes
 EARLY_VIEW = "885565 78+3-1-2/????? 6667788+2+2-2-2-3-3C/6677788+2-1-1-2C 4 a -"
 
@@ -427,7 +432,9 @@ def test_equilibrium_grading_reads_no_clock(monkeypatch):
     solution = game.solve_game(view, target=game.GRADE_TARGET, limit=Limit(iterations=game.GRADE_ITERATIONS))
     assert graded["iterations"] == solution.iterations
     assert graded["moves"] == [m.to_dict() for m in solution.moves]
-    assert game.move_loss(graded, "-2") == pytest.approx(0.7188, abs=1e-3)
+    # a move the equilibrium never plays, that still wins: no loss
+    assert graded["moves"][0]["move"] in {"T", "8"} and {m["move"]: m["frequency"] for m in graded["moves"]}["-2"] < 1e-3
+    assert game.move_loss(graded, "-2") <= 2 * graded["exploitability"]
 
 
 def test_grade_uses_the_view_early_in_round_four_or_when_told(monkeypatch):
@@ -443,7 +450,12 @@ def test_grade_uses_the_view_early_in_round_four_or_when_told(monkeypatch):
         assert analysis.grade(early).method == "view"
         assert analysis.grade(Position.parse(FUSION_VIEW), equilibrium_nodes=0).method == "view"
     fused = analysis.grade(Position.parse(FUSION_VIEW))
-    assert fused.method == "equilibrium" and fused.best in {"T", "8"} and float(fused.loss("-2")) >= BLUNDER
+    assert fused.method == "equilibrium" and fused.best in {"T", "8"} and float(fused.loss("-2")) < 1e-3
+    # the view's figures are optimistic, its choice here the equilibrium's
+    optimistic = Position.parse(OPTIMISTIC_VIEW)
+    graded, view = analysis.grade(optimistic), analysis.grade(optimistic, equilibrium_nodes=0)
+    assert (graded.method, view.method, graded.best, view.best) == ("equilibrium", "view", "7", "7")
+    assert view.expected["7"] == Fraction(17, 20) and graded.expected["7"] == pytest.approx(0.5029, abs=1e-4)
     assert analysis.grade(Position.parse(FUSION_VIEW), equilibrium_nodes=1000).method == "view"
 
 
@@ -455,7 +467,7 @@ def test_positions_carry_the_equilibrium_when_small(tmp_path):
     results = {r["line"]: r for r in map(json.loads, out.read_text().splitlines())}
     eq = results[1]["equilibrium"]
     assert eq["exploitability"] <= 1e-3 and {m["move"] for m in eq["moves"]} == {"-2", "T", "+3", "8"}
-    assert {m["move"]: m["expected"] for m in results[1]["moves"]}["-2"] == 1.0  # the view's optimism
+    assert {m["move"]: m["expected"] for m in results[1]["moves"]}["-2"] == 1.0  # every move wins, in the view as in the game
     assert results[2]["equilibrium"] is None
     assert (results[1]["method"], results[2]["method"]) == ("equilibrium", "view")
     out_csv = tmp_path / "out.csv"

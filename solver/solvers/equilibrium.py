@@ -174,8 +174,13 @@ def estimate(pos: Position, max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> Tre
 class MoveFrequency:
     """One legal move of the mover's known hand: equilibrium frequency and expected score.
 
-    `expected` is the mover's expected score given its hand if it makes this move and
-    both sides then follow the equilibrium (the average strategy found).
+    `expected` is the mover's expected score given its hand if it makes this move and then
+    plays its best against the opponent's equilibrium strategy (the average strategy found).
+    For a move the equilibrium plays, that is the equilibrium's own score, up to the
+    exploitability. For a move it never plays it is the move's real worth: CFR does not
+    train the mover's own strategy below such a move (its weight there is the move's
+    frequency, nearly 0), which stays near uniform, so following it would score the move
+    as if the mover then played at random (a winning move graded as a blunder).
     """
 
     move: str
@@ -391,7 +396,8 @@ def solve_game(position: Position, target: float | None = DEFAULT_TARGET, limit:
 
 
 def _hand_moves(tree: GameTree, hand, policy: bool = False) -> list[MoveFrequency]:
-    values = tree.root_hand_values(hand, policy)
+    # a policy (a bot's) is scored as it plays; the equilibrium's moves with the mover's best after each
+    values = tree.root_hand_values(hand, policy, best_after=not policy)
     moves = [MoveFrequency(move=str(Move(m)), frequency=f, expected=e) for m, (f, e) in sorted(values.items())]
     # most frequent first, then the higher expected score, then canonical order
     moves.sort(key=lambda mv: (-round(mv.frequency, 9), -round(mv.expected, 9)))
@@ -458,7 +464,8 @@ def equilibrium_advice(view: Position, limit: Limit, max_memory_mb: float = 1024
          "moves": [{"move": "8", "frequency": 0.7, "expected": 0.63}, ...]}
 
     with the moves most frequent first; `expected` is the mover's expected score given
-    its hand if it makes that move and equilibrium play follows; `hand_value` is the
+    its hand if it makes that move and then plays its best against the opponent's
+    equilibrium strategy (MoveFrequency); `hand_value` is the
     frequency-weighted mean of the moves' `expected` (the hand's value under equilibrium
     play; `move_loss` grades a move against it); `game_value` is over every deal. Results
     are cached per public position and hand.
