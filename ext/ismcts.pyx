@@ -74,7 +74,8 @@ ctypedef struct HandStats:
     uint32_t visits[HAND_SIZE + 1]
     uint32_t reward[HAND_SIZE + 1]  # summed results, in half points (win 2, draw 1); with
                                     # hand_bandit, in HAND_UNITS a win (the model's exact values)
-    uint64_t unused                 # (a whole cache line an entry)
+    uint32_t total                  # the visits of all its slots (hand_bandit's exploration term reads it)
+    uint32_t unused                 # (a whole cache line an entry)
 
 cdef enum:
     NO_NODE = -1
@@ -226,6 +227,15 @@ cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) 
         if spread < 0.25:
             explore *= 4 * spread
     return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
+
+
+cdef inline double shared_score(const Node *ch, double c, double mw, bint tuned, bint extra, bint model) noexcept nogil:
+    """A tried child's selection score from its own statistics (the options' terms with `extra`)."""
+    if not extra:  # the plain variant: 388581d's formula and cost
+        return 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
+    if model:  # the exact results (start refuses the model with mw or tuned)
+        return ch.margin / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
+    return extra_score(ch, c, mw, tuned)
 
 
 cdef inline uint64_t hand_code(const State *s, int p) noexcept nogil:
@@ -512,10 +522,11 @@ cdef class Searcher:
         cdef int scored, j
         cdef uint64_t code
         cdef bint per_hand
+        cdef bint hand_scored  # per_hand with hand_bandit: the children's shared scores are not needed
         cdef bint bandit = self.hand_bandit and self.hand_prior > 0  # nothing without per-hand statistics
         cdef double hand_unit = 1.0 / HAND_UNITS if bandit else 0.5  # a HandStats reward unit, in wins
         cdef uint32_t hand_cap = HAND_BANDIT_CAP if bandit else 0xFFFFFFFFu
-        cdef double hand_visits = 0        # the entry's visits over all its moves (hand_bandit)
+        cdef double hand_log = 0           # hand_bandit: log of the entry's visits over all its moves, plus K
         # the plain variant compiles without the options' tests (constants the compiler folds)
         cdef bint model = False if Variant is DefaultSearch else (True if Variant is ModelSearch else self.use_model)
         cdef bint extra = False if Variant is DefaultSearch else \
@@ -563,6 +574,7 @@ cdef class Searcher:
                 # the entry is looked up after the children are scored: ask for its line now
                 code = hand_code(&world, world.to_move)
                 DN_PREFETCH(&self.hands[self.hand_home(node, code)])
+            hand_scored = per_hand and bandit
             scored = 0
             if n.children != NO_NODE:
                 if DNOIR_CHECKED and mask & ~n.child_mask:
@@ -581,23 +593,19 @@ cdef class Searcher:
                         continue  # not tried yet
                     tried |= 1u << m
                     ch.avail += 1
-                    score = 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
-                    if extra:  # off in the plain variant: its path stays 388581d's formula and cost
-                        if model:  # the exact results (start refuses the model with mw or tuned)
-                            score = ch.margin / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
-                        else:
-                            score = extra_score(ch, c, mw, tuned)
-                    base[scored] = score
+                    if not hand_scored:  # (a hand's own bandit scores its children from its entry)
+                        base[scored] = shared_score(ch, c, mw, tuned, extra, model)
                     children[scored] = child
                     scored += 1
             if per_hand:
                 e = self.hand_stats(node, code)
                 if bandit and e != NULL:
-                    hand_visits = 0
-                    for i in range(HAND_SIZE + 1):
-                        hand_visits += e.visits[i]
+                    # once a node, not a child (the same value each time: the same tree)
+                    hand_log = log(fmax(<double>e.total + K, 1.0))
             for j in range(scored):
                 ch = &self.nodes[children[j]]
+                if hand_scored and e == NULL:  # no entry after all (a full table): the shared score
+                    base[j] = shared_score(ch, c, mw, tuned, extra, model)
                 score = base[j]
                 if e != NULL:
                     i = hand_slot(&world, ch.move)
@@ -610,7 +618,7 @@ cdef class Searcher:
                             # where the shared statistics have settled (the log at least 0: a new
                             # entry with K < 1 would otherwise make every score NaN, no child chosen)
                             score = (hand_unit * e.reward[i] + K * mean) / (e.visits[i] + K) \
-                                + c * sqrt(log(fmax(hand_visits + K, 1.0)) / (e.visits[i] + K))
+                                + c * sqrt(hand_log / (e.visits[i] + K))
                         else:
                             # the opponent's mean in the worlds where it held this hand, with the
                             # shared mean counted as K visits of prior
@@ -705,6 +713,7 @@ cdef class Searcher:
             e = epath[i]
             if e != NULL and e.visits[slots[i]] < hand_cap:
                 e.visits[slots[i]] += 1
+                e.total += 1
                 if bandit:  # the exact result (the one the model branch above summed)
                     e.reward[slots[i]] += <uint32_t>((result if model else 0.5 * half) * HAND_UNITS + 0.5)
                 else:
