@@ -10,7 +10,8 @@ MODULES = ["solver", "solver.rules.cards", "solver.rules.notation", "solver.rule
            "solver.bench.search", "solver.bench.signature", "solver.agents.match", "solver.agents.stats", "solver.agents.external", "solver.agents.parallel", "solver.base.jsonl", "solver.analysis.exact", "solver.analysis.batch", "solver.bench.analyse",
            "solver.solvers._endgame", "solver.bench.solve",
            "solver.rules._core", "solver.bench.speed", "solver.base.bounds", "solver.agents.progress", "solver.rules.records",
-           "solver.solvers.limit", "solver.bench.option_speed", "solver.solvers.searchconfig"]
+           "solver.solvers.limit", "solver.bench.option_speed", "solver.solvers.searchconfig",
+           "solver.bench.round4_loss"]
 
 
 @pytest.mark.parametrize("name", MODULES)
