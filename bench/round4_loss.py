@@ -6,16 +6,17 @@ screens never show (they solve round 4). This grades that play, for the default 
 for settings on top of it:
 
     python -m solver.bench.round4_loss bench/matches/final_100ms_r17.jsonl.gz \\
-        [--setting hand_bandit=1 ...] [--games 120] [--first 0] [--iterations 90000] [--seconds 5]
+        [--setting hand_bandit=1 ...] [--view] [--games 120] [--first 0] [--iterations 90000] [--seconds 5]
 
 Every round-4 decision with two or more legal moves of the game records (as `dnoir match
 --out` writes them, gzipped or not), from the mover's view, is solved by
 solver.solvers.equilibrium within --seconds (a decision it cannot solve in that time is
 counted, not graded); each search then chooses with --iterations (the engine makes about
 90,000 in 100 ms) and the same seed, and its move's loss is `move_loss` against the
-equilibrium. It prints each search's loss a game (over the games read, both players'
-decisions) and each setting's difference from the default with a 95% interval over the
-graded decisions.
+equilibrium. With --view the one-player view's choice (solver.solvers.endgame, what `advise`
+plays in round 4 when the equilibrium does not fit its time) is graded too. It prints each
+one's loss a game (over the games read, both players' decisions) and each one's difference
+from the default search with a 95% interval over the graded decisions.
 
 >>> from solver.rules.position import Position
 >>> record = {"deal": "-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a", "moves": "8 T"}
@@ -35,6 +36,7 @@ from solver.bench.option_speed import _option
 from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import ArgumentError, DnoirError
 from solver.rules.position import Position
+from solver.solvers.endgame import solve
 from solver.solvers.equilibrium import equilibrium_advice, move_loss
 from solver.solvers.limit import Limit
 from solver.solvers.search import advise, mover_view
@@ -51,20 +53,26 @@ def round4_views(records):
             pos = pos.play(move)
 
 
-def grade_records(records, configs: dict[str, SearchConfig], iterations: int, seconds: float) -> dict:
-    """{'decisions', 'graded', 'games', 'loss': {name: summed loss}, 'rows': [{name: loss}]}."""
+def grade_records(records, configs: dict[str, SearchConfig], iterations: int, seconds: float,
+                  view: bool = False) -> dict:
+    """{'decisions', 'graded', 'games', 'loss': {name: summed loss}, 'rows': [{name: loss}]}; with
+    `view`, the one-player view's choice graded too, under the name 'view'."""
     records = list(records)
     decisions, rows = 0, []
-    for number, view in round4_views(records):
+    for number, pos in round4_views(records):
         decisions += 1
-        eq = equilibrium_advice(view, Limit(seconds=seconds))
+        eq = equilibrium_advice(pos, Limit(seconds=seconds))
         if eq is None:
             continue
-        rows.append({name: move_loss(eq, advise(view, Limit(iterations=iterations), threads=1, seed=number,
-                                                exact=False, config=config).best)
-                     for name, config in configs.items()})
+        row = {name: move_loss(eq, advise(pos, Limit(iterations=iterations), threads=1, seed=number,
+                                          exact=False, config=config).best)
+               for name, config in configs.items()}
+        if view:
+            row["view"] = move_loss(eq, solve(pos, mode="view").best)
+        rows.append(row)
+    names = list(configs) + (["view"] if view else [])
     return dict(decisions=decisions, graded=len(rows), games=len(records), rows=rows,
-                loss={name: sum(row[name] for row in rows) for name in configs})
+                loss={name: sum(row[name] for row in rows) for name in names})
 
 
 def difference(rows, name: str, base: str = "default") -> tuple[float, float]:
@@ -92,6 +100,7 @@ def main(argv=None) -> None:
     parser.add_argument("games_file", metavar="GAMES.jsonl[.gz]")
     parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
                         help="a search to grade beside the default (repeatable)")
+    parser.add_argument("--view", action="store_true", help="grade the one-player view's choice too")
     parser.add_argument("--games", type=whole(1, 1_000_000), default=120, metavar="1..1000000")
     parser.add_argument("--first", type=whole(0, 1_000_000), default=0, metavar="0..1000000")
     parser.add_argument("--iterations", type=whole(100, 10_000_000), default=90_000, metavar="100..10000000")
@@ -119,12 +128,12 @@ def main(argv=None) -> None:
                 and isinstance(record.get("moves"), str)):
             parser.error(f"{args.games_file}: line {number} is not a game record (a deal and its moves)")
     try:
-        r = grade_records(records, configs, args.iterations, args.seconds)
+        r = grade_records(records, configs, args.iterations, args.seconds, view=args.view)
     except DnoirError as e:
         parser.error(f"{args.games_file}: {e}")
     print(f"{r['graded']} of {r['decisions']} round-4 decisions graded ({r['games']} games, "
           f"{args.iterations} iterations, the equilibrium within {args.seconds:g} s)")
-    for name in configs:
+    for name in r["loss"]:
         line = f"{name}: {r['loss'][name] / r['games']:.4f} a game"
         if name != "default":
             total, half = difference(r["rows"], name)

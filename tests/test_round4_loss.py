@@ -19,12 +19,13 @@ def write(tmp_path, lines):
 def test_it_grades_each_search_and_the_difference(tmp_path, capsys):
     path = write(tmp_path, [json.dumps(RECORD)])
     round4_loss.main([path, "--setting", "hand_bandit=1", "--setting", "exploration=0.7,opponent_hands=5",
-                      "--iterations", "300"])
+                      "--iterations", "300", "--view"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("2 of 2 round-4 decisions graded (1 games, 300 iterations")
     assert lines[1].startswith("default: ") and lines[1].endswith(" a game")
     assert lines[2].startswith("hand_bandit=1: ") and lines[2].endswith("against the default")
     assert lines[3].startswith("exploration=0.7,opponent_hands=5: ")
+    assert lines[4].startswith("view: ") and lines[4].endswith("against the default")
 
 
 def test_the_difference_is_summed_over_decisions_with_its_interval():
