@@ -539,7 +539,8 @@ cdef void walk(Game *g, real *rs, uint32_t index, int d, int upd, int mode) noex
         return
     if mode == MODE_CFR:
         current_strategy(g, rs, node, c, sigma)
-    elif mode == MODE_EVAL or p != upd:
+    elif mode == MODE_EVAL or p != upd or d == 0:
+        # (at the root in a best response too: root_hand_values reads the mover's frequencies there)
         fixed_strategy(g, rs, node, c, sigma)
     mover_prob = sigma if (mode != MODE_BR or p != upd) else NULL
     if mode == MODE_CFR and d == 0 and p != upd and g.tremble:
@@ -1184,11 +1185,9 @@ cdef class GameTree:
             raise MemoryError()
         self.g.root_cv = buf
         try:
-            self._root_total(p, MODE_EVAL, policy)
+            # either walk leaves the mover's root strategy (its frequencies) in strategy[0]
+            self._root_total(p, MODE_BR if best_after else MODE_EVAL, policy)
             sigma = self.g.strategy[0]
-            frequency = [sigma[h * nact + a] for a in range(nact)]
-            if best_after:
-                self._root_total(p, MODE_BR, policy)
             prob_hand = 0.0
             for j in range(nq):
                 prob_hand += self.g.weight[p][<uint64_t>h * nq + j]
@@ -1196,7 +1195,7 @@ cdef class GameTree:
             for a in range(nact):
                 move = self.g.nodes[root.first_child + a].move
                 if move == MOVE_TAKE or hand[move] > 0:
-                    out[move] = (frequency[a], buf[h * nact + a] / prob_hand)
+                    out[move] = (sigma[h * nact + a], buf[h * nact + a] / prob_hand)
             return out
         finally:
             self.g.root_cv = NULL
