@@ -220,10 +220,11 @@ def strategy_table(tree, policy=False):
             for _, _, p, initial, _, hist, probs in tree.infosets(policy)}
 
 
-def reference_value(pos, strategies):
-    """Player a's expected score when each player follows strategies[p](key, moves) -> {move: prob}."""
+def reference_value(pos, strategies, deals=None):
+    """Player a's expected score when each player follows strategies[p](key, moves) -> {move: prob},
+    summed over `deals` (default: every deal, so the probabilities sum to 1)."""
     total = 0.0
-    for hand_a, hand_b, prob in reference_deals(pos):
+    for hand_a, hand_b, prob in (reference_deals(pos) if deals is None else deals):
         dealt = (hand_a, hand_b)
 
         def rec(state, history):
@@ -356,23 +357,11 @@ def brute_force_move_values(pos, hand, other_strategy):
         best = -1.0
         for choice in itertools.product(*(keys[k] for k in below)):
             pure = dict(zip(below, choice))
-            total = 0.0
-            for hand_a, hand_b, prob in deals:
-                dealt = (hand_a, hand_b)
-
-                def rec(state, history):
-                    if state.is_over():
-                        return utility_a(state)
-                    key = infoset(state, dealt, history)
-                    if key[0] == player:
-                        moves = state.legal_moves()
-                        probs = {move: 1.0} if not history else {pure.get(key, moves[0]): 1.0}
-                    else:
-                        probs = other_strategy(key, state.legal_moves())
-                    return sum(pr * rec(state.play(m), history + [m]) for m, pr in probs.items() if pr > 0)
-
-                v = rec(reference_root(pos, hand_a, hand_b), [])
-                total += prob * (v if player == 0 else 1.0 - v)
+            strategies = [None, None]
+            strategies[player] = lambda key, moves: {move: 1.0} if not key[2] else {pure.get(key, moves[0]): 1.0}
+            strategies[1 - player] = other_strategy
+            value_a = reference_value(pos, strategies, deals)
+            total = value_a if player == 0 else weight - value_a
             best = max(best, total / weight)
         values[move] = best
     return values
