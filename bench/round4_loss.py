@@ -75,14 +75,18 @@ def grade_records(records, configs: dict[str, SearchConfig], iterations: int, se
                 loss={name: sum(row[name] for row in rows) for name in names})
 
 
+def summed(values: list[float]) -> tuple[float, float]:
+    """(sum of per-decision figures, half-width of its 95% interval; infinite below 2 decisions)."""
+    if len(values) < 2:
+        return sum(values), math.inf
+    mean = sum(values) / len(values)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1))
+    return sum(values), 1.96 * sd * math.sqrt(len(values))
+
+
 def difference(rows, name: str, base: str = "default") -> tuple[float, float]:
     """(summed difference of `name`'s losses from `base`'s, half-width of its 95% interval)."""
-    d = [row[name] - row[base] for row in rows]
-    if len(d) < 2:
-        return sum(d), math.inf
-    mean = sum(d) / len(d)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (len(d) - 1))
-    return sum(d), 1.96 * sd * math.sqrt(len(d))
+    return summed([row[name] - row[base] for row in rows])
 
 
 def _records(path: str, first: int, games: int):
@@ -131,10 +135,13 @@ def main(argv=None) -> None:
         r = grade_records(records, configs, args.iterations, args.seconds, view=args.view)
     except DnoirError as e:
         parser.error(f"{args.games_file}: {e}")
+    except KeyboardInterrupt:
+        parser.exit(130, f"{parser.prog}: interrupted (nothing is written before the end)\n")
     print(f"{r['graded']} of {r['decisions']} round-4 decisions graded ({r['games']} games, "
           f"{args.iterations} iterations, the equilibrium within {args.seconds:g} s)")
     for name in r["loss"]:
-        line = f"{name}: {r['loss'][name] / r['games']:.4f} a game"
+        total, half = summed([row[name] for row in r["rows"]])
+        line = f"{name}: {total / r['games']:.4f} ± {half / r['games']:.4f} a game"
         if name != "default":
             total, half = difference(r["rows"], name)
             line += f", {total / r['games']:+.4f} ± {half / r['games']:.4f} against the default"

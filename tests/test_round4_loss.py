@@ -22,7 +22,7 @@ def test_it_grades_each_search_and_the_difference(tmp_path, capsys):
                       "--iterations", "300", "--view"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("2 of 2 round-4 decisions graded (1 games, 300 iterations")
-    assert lines[1].startswith("default: ") and lines[1].endswith(" a game")
+    assert lines[1].startswith("default: ") and " ± " in lines[1] and lines[1].endswith(" a game")
     assert lines[2].startswith("hand_bandit=1: ") and lines[2].endswith("against the default")
     assert lines[3].startswith("exploration=0.7,opponent_hands=5: ")
     assert lines[4].startswith("view: ") and lines[4].endswith("against the default")
@@ -34,6 +34,7 @@ def test_the_difference_is_summed_over_decisions_with_its_interval():
     assert total == pytest.approx(0.0)
     assert half == pytest.approx(1.96 * 0.1 * 3 ** 0.5)
     assert round4_loss.difference(rows[:1], "x")[1] == float("inf")
+    assert round4_loss.summed([0.1, 0.3]) == pytest.approx((0.4, 1.96 * 0.02 ** 0.5 * 2 ** 0.5))
 
 
 @pytest.mark.parametrize("lines, argv, says", [
