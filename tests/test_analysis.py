@@ -437,6 +437,17 @@ def test_equilibrium_grading_reads_no_clock(monkeypatch):
     assert game.move_loss(graded, "-2") <= 2 * graded["exploitability"]
 
 
+def test_a_forced_move_loses_exactly_nothing():
+    # one legal move (a hand of one kind, the take already made): the hand's value is that
+    # move's score, and the loss is read to the 6 decimals the move's score is given to (it
+    # was 2.15e-07 when the unrounded hand value met the rounded score)
+    import solver.solvers.equilibrium as game
+    view = Position.parse("7+36-36 +2+2/-1 5567777788888+2-1-1-2-2-2C/55666788+3+4-2-3CC 4 a a")
+    graded = game.equilibrium_grade(view, 300_000)
+    assert [m["move"] for m in graded["moves"]] == ["+2"]
+    assert game.move_loss(graded, "+2") == 0.0
+
+
 def test_grade_uses_the_view_early_in_round_four_or_when_told(monkeypatch):
     import solver.analysis.exact as analysis
 
