@@ -99,6 +99,24 @@ def _records(path: str, first: int, games: int):
                 yield json.loads(line)
 
 
+def is_game_record(record) -> bool:
+    """Whether `record` has a deal and its moves (the rest of a record is not read here)."""
+    return isinstance(record, dict) and isinstance(record.get("deal"), str) and isinstance(record.get("moves"), str)
+
+
+def load_records(parser, path: str, first: int, games: int, valid=is_game_record,
+                 what: str = "a game record (a deal and its moves)") -> list:
+    """Records `first` to `first + games` of `path`, each `valid`; else `parser.error`, one line."""
+    try:
+        records = list(_records(path, first, games))
+    except (OSError, ValueError, EOFError) as e:
+        parser.error(f"{path}: {e}")
+    for number, record in enumerate(records, start=first + 1):
+        if not valid(record):
+            parser.error(f"{path}: line {number} is not {what}")
+    return records
+
+
 def main(argv=None) -> None:
     parser = OneLineParser(prog="python -m solver.bench.round4_loss", description=__doc__.split("\n\n")[0])
     parser.add_argument("games_file", metavar="GAMES.jsonl[.gz]")
@@ -123,14 +141,7 @@ def main(argv=None) -> None:
             configs[text] = from_options("default", **options)
         except ArgumentError as e:
             parser.error(str(e))
-    try:
-        records = list(_records(args.games_file, args.first, args.games))
-    except (OSError, ValueError, EOFError) as e:
-        parser.error(f"{args.games_file}: {e}")
-    for number, record in enumerate(records, start=args.first + 1):
-        if not (isinstance(record, dict) and isinstance(record.get("deal"), str)
-                and isinstance(record.get("moves"), str)):
-            parser.error(f"{args.games_file}: line {number} is not a game record (a deal and its moves)")
+    records = load_records(parser, args.games_file, args.first, args.games)
     try:
         r = grade_records(records, configs, args.iterations, args.seconds, view=args.view)
     except DnoirError as e:

@@ -1,0 +1,158 @@
+"""How a match's score splits between the first three rounds and round 4.
+
+    python -m solver.bench.round4_swing MATCH.jsonl[.gz] [--games N] [--first K]
+
+A match's score says how much better one engine did, not where. Round 4 is played apart from
+the rest (the engine searches it below EXACT_MIN_SECONDS a move, the in-process bots solve
+it), so a change can gain before round 4 and give it back there, or the other way round.
+For each game of the records (as `dnoir match --out` writes them, gzipped or not) that
+reaches round 4, its first position in round 4 is solved with open hands
+(solver.solvers.endgame: both hands known, both sides playing perfectly: a win, a draw or a
+loss). From the side of the match's first engine (A of `dnoir match A B`, the candidate),
+that value is what it brought into round 4, and its final score minus that value is its
+swing in round 4. Perfect play with open hands is a yardstick, not what either engine could
+reach: both sides are measured by it alike, so the swing tells which of the two did better
+in round 4, and by about how much.
+
+It prints the games read and those that ended before round 4 (a third city) with A's score
+in them, then for the games that reached round 4 A's mean value entering round 4, its mean
+swing there and its mean score, each with its 95% interval (over games, not duplicate
+pairs) and its logistic Elo.
+
+A game that starts in round 4, won by b with open hands (a loses whatever it plays), which
+b (the candidate, engine "y") lost: it entered round 4 with 1.0 and swung −1.0 there.
+
+>>> record = {"deal": "-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a",
+...           "moves": "8 T 7 C 8", "players": {"a": "x", "b": "y"}, "pairing": ["y", "x"],
+...           "result": {"winner": "a"}}
+>>> split = round4_split([record])
+>>> split.reached, split.before, split.entering[0], split.swing[0], split.score[0]
+(1, 0, 1.0, -1.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from solver.agents.arena import score_for
+from solver.agents.stats import elo_from_score
+from solver.bench.round4_loss import is_game_record, load_records
+from solver.bench.root_choice import OneLineParser, whole
+from solver.errors import DnoirError
+from solver.rules.position import Position
+from solver.solvers.endgame import solve
+
+OUTCOME_SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+@dataclass(frozen=True)
+class Round4Split:
+    """A match's games split at round 4, from the side of the pairing's first engine.
+
+    `games` read, `before` of them ended before round 4, with `before_score` its summed score
+    there; of the `reached` ones, `entering`, `swing` and `score` are (mean, half-width of the
+    95% interval) of its open-hands value at round 4's start, of its final score minus that,
+    and of its final score.
+    """
+
+    games: int
+    before: int
+    before_score: float
+    reached: int
+    entering: tuple[float, float]
+    swing: tuple[float, float]
+    score: tuple[float, float]
+
+
+def mean_interval(values: list[float]) -> tuple[float, float]:
+    """(mean, half-width of its 95% interval; infinite below 2 values, NaN mean for none)."""
+    if not values:
+        return math.nan, math.inf
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, math.inf
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1))
+    return mean, 1.96 * sd / math.sqrt(len(values))
+
+
+def candidate_seat(record: dict) -> str:
+    """The seat ('a' or 'b') of the record's pairing's first engine; ValueError if none."""
+    first = record["pairing"][0]
+    seats = [seat for seat, spec in record["players"].items() if spec == first]
+    if len(seats) != 1:
+        raise ValueError(f"the pairing's first engine {first!r:.60} sits in {len(seats)} seats")
+    return seats[0]
+
+
+def is_match_record(record) -> bool:
+    """Whether `record` is a game record with the players, pairing and result a match writes."""
+    return is_game_record(record) and isinstance(record.get("players"), dict) \
+        and isinstance(record.get("pairing"), list) and bool(record["pairing"]) and isinstance(record.get("result"), dict)
+
+
+def round4_split(records) -> Round4Split:
+    """The split of `records` (game records with a deal, moves, players, pairing and result)."""
+    games = before = 0
+    before_score = 0.0
+    entering, swing, score = [], [], []
+    for record in records:
+        games += 1
+        seat = candidate_seat(record)
+        final = score_for(record, seat)
+        pos = Position.parse(record["deal"])
+        for move in record["moves"].split():
+            if pos.round == 4 or pos.is_over:
+                break
+            pos = pos.play(move)
+        if pos.is_over or pos.round != 4:
+            before += 1
+            before_score += final
+            continue
+        value = OUTCOME_SCORE[solve(pos, mode="open").moves[0].outcome]
+        if "ab"[pos.to_move] != seat:
+            value = 1.0 - value
+        entering.append(value)
+        swing.append(final - value)
+        score.append(final)
+    return Round4Split(games=games, before=before, before_score=before_score, reached=len(score),
+                       entering=mean_interval(entering), swing=mean_interval(swing), score=mean_interval(score))
+
+
+def _elo(score: float) -> str:
+    elo = elo_from_score(score) if not math.isnan(score) else math.nan
+    return f"{elo:+.1f} Elo" if math.isfinite(elo) else "Elo unbounded"
+
+
+def main(argv=None) -> None:
+    parser = OneLineParser(prog="python -m solver.bench.round4_swing", description=__doc__.split("\n\n")[0])
+    parser.add_argument("games_file", metavar="MATCH.jsonl[.gz]")
+    parser.add_argument("--games", type=whole(1, 100_000_000), default=100_000_000, metavar="1..100000000",
+                        help="at most this many records [default: all]")
+    parser.add_argument("--first", type=whole(0, 100_000_000), default=0, metavar="0..100000000")
+    args = parser.parse_args(argv)
+    records = load_records(parser, args.games_file, args.first, args.games, valid=is_match_record,
+                           what="a match's game record (a deal, its moves, players, pairing and result)")
+    try:
+        split = round4_split(records)
+    except (DnoirError, ValueError, KeyError) as e:
+        parser.error(f"{args.games_file}: {e}")
+    except KeyboardInterrupt:
+        parser.exit(130, f"{parser.prog}: interrupted (nothing is written before the end)\n")
+    if not split.games:
+        parser.error(f"{args.games_file}: no game records")
+    print(f"{split.games} games; {split.before} ended before round 4"
+          + (f" (A scored {split.before_score / split.before:.3f} in them)" if split.before else ""))
+    if not split.reached:
+        return
+    print(f"{split.reached} reached round 4, from A's side:")
+    for name, (mean, half), signed in (("entering round 4 (open hands)", split.entering, False),
+                                       ("swing in round 4", split.swing, True),
+                                       ("final score", split.score, False)):
+        # a swing is read as the score 1/2 + swing would be: its Elo the same scale
+        figure = f"{mean:+.4f}" if signed else f"{mean:.4f}"
+        print(f"  {name}: {figure} ± {half:.4f}  ({_elo(0.5 + mean if signed else mean)})")
+
+
+if __name__ == "__main__":
+    main()
