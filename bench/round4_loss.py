@@ -75,13 +75,23 @@ def grade_records(records, configs: dict[str, SearchConfig], iterations: int, se
                 loss={name: sum(row[name] for row in rows) for name in names})
 
 
+def mean_interval(values: list[float]) -> tuple[float, float]:
+    """(mean, half-width of its 95% interval; infinite below 2 values, NaN mean for none)."""
+    if not values:
+        return math.nan, math.inf
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, math.inf
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1))
+    return mean, 1.96 * sd / math.sqrt(len(values))
+
+
 def summed(values: list[float]) -> tuple[float, float]:
     """(sum of per-decision figures, half-width of its 95% interval; infinite below 2 decisions)."""
-    if len(values) < 2:
-        return sum(values), math.inf
-    mean = sum(values) / len(values)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1))
-    return sum(values), 1.96 * sd * math.sqrt(len(values))
+    if not values:
+        return 0.0, math.inf
+    mean, half = mean_interval(values)
+    return len(values) * mean, len(values) * half
 
 
 def difference(rows, name: str, base: str = "default") -> tuple[float, float]:

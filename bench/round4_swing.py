@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from solver.agents.arena import score_for
 from solver.agents.stats import elo_from_score
-from solver.bench.round4_loss import is_game_record, load_records
+from solver.bench.round4_loss import is_game_record, load_records, mean_interval
 from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import DnoirError
 from solver.rules.position import Position
@@ -63,17 +63,6 @@ class Round4Split:
     entering: tuple[float, float]
     swing: tuple[float, float]
     score: tuple[float, float]
-
-
-def mean_interval(values: list[float]) -> tuple[float, float]:
-    """(mean, half-width of its 95% interval; infinite below 2 values, NaN mean for none)."""
-    if not values:
-        return math.nan, math.inf
-    mean = sum(values) / len(values)
-    if len(values) < 2:
-        return mean, math.inf
-    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1))
-    return mean, 1.96 * sd / math.sqrt(len(values))
 
 
 def candidate_seat(record: dict) -> str:

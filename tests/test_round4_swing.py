@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from solver.bench import round4_swing
+from solver.bench import round4_loss, round4_swing
 from solver.rules.position import Position
 from solver.solvers.endgame import solve
 
@@ -37,8 +37,8 @@ def test_the_split_credits_the_candidate_with_the_open_hands_value():
 
 
 def test_the_interval_is_over_games():
-    assert round4_swing.mean_interval([0.0, 1.0]) == pytest.approx((0.5, 1.96 * 0.5 ** 0.5 / 2 ** 0.5))
-    assert round4_swing.mean_interval([0.25])[1] == float("inf")
+    assert round4_loss.mean_interval([0.0, 1.0]) == pytest.approx((0.5, 1.96 * 0.5 ** 0.5 / 2 ** 0.5))
+    assert round4_loss.mean_interval([0.25])[1] == float("inf")
 
 
 def test_it_prints_the_split(tmp_path, capsys):
