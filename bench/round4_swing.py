@@ -75,9 +75,11 @@ def candidate_seat(record: dict) -> str:
 
 
 def is_match_record(record) -> bool:
-    """Whether `record` is a game record with the players, pairing and result a match writes."""
+    """Whether `record` is a game record with the players, pairing and result (a winner: a seat or
+    "draw") a match writes."""
     return is_game_record(record) and isinstance(record.get("players"), dict) \
-        and isinstance(record.get("pairing"), list) and bool(record["pairing"]) and isinstance(record.get("result"), dict)
+        and isinstance(record.get("pairing"), list) and bool(record["pairing"]) \
+        and isinstance(record.get("result"), dict) and record["result"].get("winner") in ("a", "b", "draw")
 
 
 def round4_split(records) -> Round4Split:
@@ -121,7 +123,7 @@ def main(argv=None) -> None:
     parser.add_argument("--first", type=whole(0, 100_000_000), default=0, metavar="0..100000000")
     args = parser.parse_args(argv)
     records = load_records(parser, args.games_file, args.first, args.games, valid=is_match_record,
-                           what="a match's game record (a deal, its moves, players, pairing and result)")
+                           what="a match's game record (a deal, its moves, players, pairing and a result with its winner)")
     try:
         split = round4_split(records)
     except (DnoirError, ValueError, KeyError) as e:

@@ -60,6 +60,8 @@ def test_first_and_games_choose_the_records(tmp_path, capsys):
 @pytest.mark.parametrize("records, argv, says", [
     (["{not json"], [], "match.jsonl: "),
     ([{"deal": "x"}], [], "line 1 is not a match's game record"),
+    ([IN_ROUND_4, dict(IN_ROUND_4, result={"how": "points"})], [], "line 2 is not a match's game record"),
+    ([dict(IN_ROUND_4, result={"winner": "c"})], [], "line 1 is not a match's game record"),
     ([dict(IN_ROUND_4, pairing=["z", "x"])], [], "the pairing's first engine 'z' sits in 0 seats"),
     ([dict(IN_ROUND_4, deal="nonsense")], [], "match.jsonl: "),
     ([IN_ROUND_4], ["--games", "0"], "0 is out of range"),
