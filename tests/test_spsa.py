@@ -1,0 +1,140 @@
+"""bench/spsa.py: fishtest's classic SPSA over the search's numeric settings."""
+
+import json
+import random
+
+import pytest
+
+from solver.bench import spsa
+from solver.bench.spsa import Param, Schedule
+
+EXPLORATION = "exploration=0.35,0.1,1.0,0.05,0.02"
+
+
+def test_the_schedule_ends_at_c_end_and_r_end():
+    schedule = Schedule(pairs=400, big_a=40, alpha=0.602, gamma=0.101)
+    param = Param("opponent_hands", 10, 0, 40, 2.0, 0.05)
+    assert schedule.c(param, 400) == pytest.approx(2.0)
+    assert schedule.a(param, 400) / schedule.c(param, 400) ** 2 == pytest.approx(0.05)
+    # both shrink as the run goes on
+    assert schedule.c(param, 1) > schedule.c(param, 200) > schedule.c(param, 400)
+    assert schedule.a(param, 1) > schedule.a(param, 200) > schedule.a(param, 400)
+
+
+def test_a_win_of_the_plus_side_moves_theta_along_its_flip_and_clips():
+    schedule = Schedule(pairs=10, big_a=1, alpha=0.602, gamma=0.101)
+    params = [Param("exploration", 0.35, 0.1, 1.0, 0.05, 0.02), Param("opponent_hands", 10, 0, 40, 2, 0.02)]
+    after = spsa.step(schedule, params, [0.35, 10.0], 1, [[1, -1]], [2.0])
+    gain = [schedule.a(p, 1) / schedule.c(p, 1) for p in params]
+    assert after == pytest.approx([0.35 + 2 * gain[0], 10.0 - 2 * gain[1]])
+    assert spsa.step(schedule, params, [0.35, 10.0], 1, [[1, -1]], [0.0]) == [0.35, 10.0]
+    # a huge step stops at the range's end
+    wild = [Param("exploration", 0.35, 0.1, 1.0, 0.05, 1e6)]
+    assert spsa.step(schedule, wild, [0.35], 1, [[-1]], [2.0]) == [0.1]
+
+
+def test_a_pair_result_is_the_plus_sides_wins_less_losses():
+    def game(number, winner):
+        return {"game": number, "result": {"winner": winner}}
+    assert spsa.pair_result([game(0, "a"), game(1, "b")]) == 2.0  # the plus side is a, then b
+    assert spsa.pair_result([game(0, "a"), game(1, "a")]) == 0.0
+    assert spsa.pair_result([game(0, "draw"), game(1, "a")]) == -1.0
+
+
+def test_the_flips_depend_on_the_seed_and_the_pair_only():
+    assert spsa.flips_for(5, 17, 3) == spsa.flips_for(5, 17, 3)
+    seen = {tuple(spsa.flips_for(5, pair, 3)) for pair in range(40)}
+    assert len(seen) > 4 and all(f in (-1, 1) for flips in seen for f in flips)
+
+
+def fake_play(target):
+    """A stand-in for play_job: the side whose exploration is nearer `target` wins more often."""
+    def play(job):
+        plus = float(job.x.rsplit("exploration=", 1)[1])
+        minus = float(job.y.rsplit("exploration=", 1)[1])
+        rng = random.Random(job.seed * 1000 + job.pair * 2 + job.game)
+        edge = 4 * (abs(minus - target) - abs(plus - target))  # the plus side's edge
+        x_wins = rng.random() < 0.5 + max(-0.45, min(0.45, edge))
+        x_seat = "a" if job.game == 0 else "b"
+        winner = x_seat if x_wins else ("b" if x_seat == "a" else "a")
+        return {"pair": job.pair, "game": job.game, "result": {"winner": winner}}
+    return play
+
+
+def test_it_climbs_towards_the_better_value(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(spsa, "play_job", fake_play(0.7))
+    out = tmp_path / "run.jsonl"
+    spsa.main(["ismcts:iterations=100", "--param", "exploration=0.35,0.1,1.0,0.05,0.5", "--pairs", "300",
+               "--seed", "4", "--out", str(out)])
+    final = json.loads(out.read_text().splitlines()[-1])["theta"][0]
+    assert final > 0.55  # from 0.35; the same run with the target at 0.2 goes the other way
+    monkeypatch.setattr(spsa, "play_job", fake_play(0.2))
+    spsa.main(["ismcts:iterations=100", "--param", "exploration=0.35,0.1,1.0,0.05,0.5", "--pairs", "300",
+               "--seed", "4", "--out", str(out)])
+    assert json.loads(out.read_text().splitlines()[-1])["theta"][0] < 0.3
+    assert "spec: ismcts:iterations=100,exploration=" in capsys.readouterr().out
+
+
+def test_real_games_and_a_resumed_run_give_the_same_theta(tmp_path, capsys):
+    argv = ["ismcts:iterations=60", "--param", EXPLORATION, "--param", "opponent_hands=10,0,40,2,0.02",
+            "--pairs", "4", "--batch", "2", "--seed", "9"]
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    spsa.main(argv + ["--out", str(whole)])
+    lines = whole.read_text().splitlines()
+    assert len(lines) == 3 and json.loads(lines[0])["params"][0]["name"] == "exploration"
+    assert [json.loads(line)["first"] for line in lines[1:]] == [0, 2]
+    # interrupted after the first batch, the second half of a line torn off
+    cut.write_text("\n".join(lines[:2]) + "\n" + lines[2][:20])
+    spsa.main(argv + ["--out", str(cut), "--resume"])
+    assert cut.read_text().splitlines() == lines
+    # resumed when done: nothing more is played
+    spsa.main(argv + ["--out", str(cut), "--resume"])
+    assert cut.read_text().splitlines() == lines
+
+
+@pytest.mark.parametrize("argv, says", [
+    ([], "give at least one --param"),
+    (["--param", "exploration=0.35,0.1"], "is not NAME=START,MIN,MAX,C_END,R_END"),
+    (["--param", "exploration=0.35,0.1,1.0,x,0.02"], "must be numbers"),
+    (["--param", "exploration=0.35,1.0,0.1,0.05,0.02"], "must be below MAX"),
+    (["--param", "exploration=1.5,0.1,1.0,0.05,0.02"], "outside MIN..MAX"),
+    (["--param", "exploration=0.35,0.1,1.0,0.9,0.02"], "at most half the range"),
+    (["--param", "exploration=0.35,0.1,1.0,0.05,0"], "R_END 0 is out of range"),
+    (["--param", EXPLORATION, "--param", EXPLORATION], "a key is given twice"),
+    (["--param", "explore=0.35,0.1,1.0,0.05,0.02"], "not a key it takes"),
+    (["--param", "exploration=50,0,200,1,0.02"], "out of range"),  # the spec's own range: 0 to 100
+    (["--param", EXPLORATION, "--alpha", "0"], "--alpha: 0.0 is out of range"),
+    (["--param", EXPLORATION, "--big-a", "nan"], "--big-a: nan is out of range"),
+    (["--param", EXPLORATION, "--pairs", "0"], "0 is out of range"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, says):
+    with pytest.raises(SystemExit) as exit_:
+        spsa.main(["ismcts:iterations=60", "--out", str(tmp_path / "run.jsonl"), *(["--pairs", "2"]
+                   if "--pairs" not in argv else []), *argv])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and says in err and err.count("\n") == 1, err
+
+
+def test_an_external_engine_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        spsa.main(["cmd:dnoir engine", "--param", EXPLORATION, "--pairs", "2", "--out", str(tmp_path / "r.jsonl")])
+    assert exit_.value.code == 2 and "external engine" in capsys.readouterr().err
+
+
+def test_resuming_another_run_or_a_damaged_file_is_refused(tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    argv = ["ismcts:iterations=60", "--param", EXPLORATION, "--pairs", "2", "--batch", "1", "--seed", "1",
+            "--out", str(out)]
+    spsa.main(argv)
+    capsys.readouterr()
+    for changed, says in ((["--seed", "2"], "holds another tuning run"), (["--pairs", "3"], "holds another tuning run")):
+        with pytest.raises(SystemExit) as exit_:
+            spsa.main(argv + changed + ["--resume"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and says in err and err.count("\n") == 1
+    lines = out.read_text().splitlines()
+    out.write_text(lines[0] + "\n" + lines[2] + "\n")  # the first batch lost
+    with pytest.raises(SystemExit) as exit_:
+        spsa.main(argv + ["--resume"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "line 2 is not the next batch of this run" in err
