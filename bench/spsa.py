@@ -25,7 +25,7 @@ settings. `--resume` replays the file and goes on, only if its settings are this
 The flips, the deals and the games' seeds follow from the seed and the pair's number, so a run
 of bots with a fixed number of iterations gives the same theta again, interrupted or not.
 
-It prints theta as it goes (stderr) and at the end (stdout), with the spec to play it. A tuned
+It prints its progress with theta as it goes (stderr) and at the end (stdout), with the spec to play it. A tuned
 value is a candidate, not a verdict: like any change it is kept only by an SPRT
 (bench/STRENGTH.md). Choose C_END so that theta +- C_END differ by a few Elo, and R_END so
 that theta can cross its range over the run (fishtest's 0.002 suits tens of thousands of pairs).
@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from dataclasses import asdict, dataclass
 
 from solver.agents.arena import close_engines, score_for
 from solver.agents.bots import check_spec
 from solver.agents.match import GameJob, play_job
 from solver.agents.parallel import run_tasks
+from solver.agents.progress import Progress
 from solver.base.bounds import MAX_PAIRS, MAX_SEED
 from solver.base.jsonl import OutputLock, cut_torn_tail, open_append, records
 from solver.base.seeds import thread_seed
@@ -249,7 +249,7 @@ def tune(args, params: list[Param], schedule: Schedule, head: dict, done: int, t
     def show(values):
         return "  ".join(f"{p.name} {v:.6g}" for p, v in zip(params, values))
 
-    with open_append(args.out) as out:
+    with open_append(args.out) as out, Progress(total=args.pairs - done, label="pairs") as progress:
         if done == 0 and out.tell() == 0:
             out.write(json.dumps(head) + "\n")
             out.flush()
@@ -260,7 +260,7 @@ def tune(args, params: list[Param], schedule: Schedule, head: dict, done: int, t
             out.write(json.dumps({"first": done, "c": c, "flips": flips, "results": results, "theta": theta}) + "\n")
             out.flush()
             done += size
-            print(f"pairs {done}/{args.pairs}  {show(theta)}", file=sys.stderr, flush=True)
+            progress.advance(size, note=show(theta))
     print(f"after {done} pairs: {show(theta)}")
     print(f"spec: {spec_with(args.base, params, theta)}")
 
