@@ -39,6 +39,7 @@ that theta can cross its range over the run (fishtest's 0.002 suits tens of thou
 from __future__ import annotations
 
 import json
+import os
 import random
 from dataclasses import asdict, dataclass
 
@@ -235,8 +236,9 @@ def main(argv=None) -> None:
             if args.resume:
                 cut_torn_tail(args.out)  # a batch cut off by the interruption is played again
                 done, theta = replay(parser, args.out, head, schedule, params)
+            elif os.path.getsize(args.out) > 0:
+                parser.error(f"{args.out} exists: add --resume to continue it, or choose another --out")
             else:
-                open(args.out, "w").close()
                 done, theta = 0, [p.start for p in params]
             tune(args, params, schedule, head, done, theta)
     except DnoirError as e:

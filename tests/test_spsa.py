@@ -69,9 +69,10 @@ def test_it_climbs_towards_the_better_value(tmp_path, monkeypatch, capsys):
     final = json.loads(out.read_text().splitlines()[-1])["theta"][0]
     assert final > 0.55  # from 0.35; the same run with the target at 0.2 goes the other way
     monkeypatch.setattr(spsa, "play_job", fake_play(0.2))
+    other = tmp_path / "other.jsonl"
     spsa.main(["ismcts:iterations=100", "--param", "exploration=0.35,0.1,1.0,0.05,0.5", "--pairs", "300",
-               "--seed", "4", "--out", str(out)])
-    assert json.loads(out.read_text().splitlines()[-1])["theta"][0] < 0.3
+               "--seed", "4", "--out", str(other)])
+    assert json.loads(other.read_text().splitlines()[-1])["theta"][0] < 0.3
     assert "spec: ismcts:iterations=100,exploration=" in capsys.readouterr().out
 
 
@@ -89,6 +90,13 @@ def test_real_games_and_a_resumed_run_give_the_same_theta(tmp_path, capsys):
     assert cut.read_text().splitlines() == lines
     # resumed when done: nothing more is played
     spsa.main(argv + ["--out", str(cut), "--resume"])
+    assert cut.read_text().splitlines() == lines
+    # not resumed: refused, the file as it was
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        spsa.main(argv + ["--out", str(cut)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "exists: add --resume" in err and err.count("\n") == 1
     assert cut.read_text().splitlines() == lines
 
 
