@@ -51,6 +51,7 @@ from solver.agents.progress import Progress
 from solver.base.bounds import MAX_PAIRS, MAX_SEED
 from solver.base.jsonl import OutputLock, cut_torn_tail, open_append, records
 from solver.base.seeds import thread_seed
+from solver.base.signals import sigterm_as_ctrl_c
 from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import DnoirError
 
@@ -231,6 +232,7 @@ def main(argv=None) -> None:
             parser.error(f"{name}: {value} is out of range ({low} to {high})")
     schedule = Schedule(args.pairs, args.big_a, args.alpha, args.gamma)
     head = header(args, params)
+    sigterm_as_ctrl_c()  # `kill` stops it as Ctrl-C does: the finished batches kept, no worker left
     try:
         with OutputLock(args.out):
             if args.resume:

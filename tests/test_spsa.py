@@ -146,3 +146,39 @@ def test_resuming_another_run_or_a_damaged_file_is_refused(tmp_path, capsys):
         spsa.main(argv + ["--resume"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "line 2 is not the next batch of this run" in err
+
+
+def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
+                            "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while (not out.exists() or len(out.read_text().splitlines()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    run.send_signal(signal.SIGTERM)
+    err = run.communicate(timeout=60)[1]
+    assert run.returncode == 130 and "interrupted; every finished batch is in" in err
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) >= 2 and [line["first"] for line in lines[1:]] == list(range(0, 2 * (len(lines) - 1), 2))
+
+    def left():  # the workers are forks of the run: their command line names its output
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if str(out).encode() in f.read():
+                        found.append(entry)
+            except OSError:  # not a process, or gone
+                pass
+        return found
+    deadline = time.monotonic() + 30
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left()
