@@ -15,9 +15,12 @@ reach: both sides are measured by it alike, so the swing tells which of the two 
 in round 4, and by about how much.
 
 It prints the games read and those that ended before round 4 (a third city) with A's score
-in them, then for the games that reached round 4 A's mean value entering round 4, its mean
-swing there and its mean score, each with its 95% interval (over games, not duplicate
-pairs) and its logistic Elo.
+in them; then, to see which of the first three rounds the gain was made in, A's mean chance
+of a win at the end of rounds 1, 2 and 3 by the round-end model (solver.solvers.roundmodel:
+random play from there on, a yardstick for both sides alike, as open hands are in round 4);
+then for the games that reached round 4 A's mean value entering round 4, its mean swing
+there and its mean score. Each mean has its 95% interval (over games, not duplicate pairs)
+and its logistic Elo.
 
 A game that starts in round 4, won by b with open hands (a loses whatever it plays), which
 b (the candidate, engine "y") lost: it entered round 4 with 1.0 and swung −1.0 there.
@@ -42,6 +45,7 @@ from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import DnoirError
 from solver.rules.position import Position
 from solver.solvers.endgame import solve
+from solver.solvers.roundmodel import ROUNDS_MODELLED, win_probability
 
 OUTCOME_SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
@@ -53,7 +57,9 @@ class Round4Split:
     `games` read, `before` of them ended before round 4, with `before_score` its summed score
     there; of the `reached` ones, `entering`, `swing` and `score` are (mean, half-width of the
     95% interval) of its open-hands value at round 4's start, of its final score minus that,
-    and of its final score.
+    and of its final score. `round_ends` holds, for the ends of rounds 1, 2 and 3, the number
+    of games that reached it and (mean, half-width) of its chance of a win there by the
+    round-end model (solver.solvers.roundmodel: random play from there on).
     """
 
     games: int
@@ -63,6 +69,7 @@ class Round4Split:
     entering: tuple[float, float]
     swing: tuple[float, float]
     score: tuple[float, float]
+    round_ends: tuple[tuple[int, tuple[float, float]], ...] = ()
 
 
 def candidate_seat(record: dict) -> str:
@@ -87,6 +94,7 @@ def round4_split(records) -> Round4Split:
     games = before = 0
     before_score = 0.0
     entering, swing, score = [], [], []
+    ends = {ended: [] for ended in range(1, ROUNDS_MODELLED + 1)}
     for record in records:
         games += 1
         seat = candidate_seat(record)
@@ -95,7 +103,11 @@ def round4_split(records) -> Round4Split:
         for move in record["moves"].split():
             if pos.round == 4 or pos.is_over:
                 break
+            playing = pos.round
             pos = pos.play(move)
+            if not pos.is_over and pos.round != playing:  # that round has just ended
+                value = win_probability(pos)
+                ends[playing].append(value if seat == "a" else 1.0 - value)
         if pos.is_over or pos.round != 4:
             before += 1
             before_score += final
@@ -107,7 +119,8 @@ def round4_split(records) -> Round4Split:
         swing.append(final - value)
         score.append(final)
     return Round4Split(games=games, before=before, before_score=before_score, reached=len(score),
-                       entering=mean_interval(entering), swing=mean_interval(swing), score=mean_interval(score))
+                       entering=mean_interval(entering), swing=mean_interval(swing), score=mean_interval(score),
+                       round_ends=tuple((len(v), mean_interval(v)) for v in ends.values() if v))
 
 
 def _elo(score: float) -> str:
@@ -134,6 +147,10 @@ def main(argv=None) -> None:
         parser.error(f"{args.games_file}: no game records")
     print(f"{split.games} games; {split.before} ended before round 4"
           + (f" (A scored {split.before_score / split.before:.3f} in them)" if split.before else ""))
+    if split.round_ends:
+        print("A's chance by the round-end model (random play from there on):")
+        for ended, (count, (mean, half)) in enumerate(split.round_ends, start=1):
+            print(f"  end of round {ended}: {mean:.4f} ± {half:.4f}  ({_elo(mean)}, {count} games)")
     if not split.reached:
         return
     print(f"{split.reached} reached round 4, from A's side:")

@@ -36,6 +36,31 @@ def test_the_split_credits_the_candidate_with_the_open_hands_value():
     assert split.entering[0] == 0.0 and split.swing[0] == 1.0 and split.score[0] == 1.0
 
 
+def test_the_round_ends_are_valued_by_the_model_from_the_candidates_side():
+    import gzip
+    from pathlib import Path
+
+    from solver.solvers.roundmodel import win_probability
+
+    path = Path(__file__).parent.parent / "bench" / "matches" / "final_100ms_r17.jsonl.gz"
+    with gzip.open(path, "rt") as f:
+        game = json.loads(f.readline())  # a whole game of round 17's final run: four rounds
+    pos = Position.parse(game["deal"])
+    for move in game["moves"].split():
+        pos = pos.play(move)
+        if pos.round == 2:
+            break
+    chance_a = win_probability(pos)  # a's chance at the end of round 1
+    as_a = dict(game, pairing=[game["players"]["a"], game["players"]["b"]])
+    as_b = dict(game, pairing=[game["players"]["b"], game["players"]["a"]])
+    ends_a, ends_b = round4_swing.round4_split([as_a]).round_ends, round4_swing.round4_split([as_b]).round_ends
+    assert [count for count, _ in ends_a] == [1, 1, 1]
+    assert ends_a[0][1][0] == pytest.approx(chance_a) and ends_b[0][1][0] == pytest.approx(1 - chance_a)
+    assert all(a[1][0] == pytest.approx(1 - b[1][0]) for a, b in zip(ends_a, ends_b))
+    # a game decided in round 1 and one that starts in round 4 have no round end to value
+    assert round4_swing.round4_split([IN_ROUND_4, CITY_IN_ROUND_1]).round_ends == ()
+
+
 def test_the_interval_is_over_games():
     assert round4_loss.mean_interval([0.0, 1.0]) == pytest.approx((0.5, 1.96 * 0.5 ** 0.5 / 2 ** 0.5))
     assert round4_loss.mean_interval([0.25])[1] == float("inf")
