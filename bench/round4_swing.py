@@ -17,7 +17,9 @@ in round 4, and by about how much.
 It prints the games read and those that ended before round 4 (a third city) with A's score
 in them; then, to see which of the first three rounds the gain was made in, A's mean chance
 of a win at the end of rounds 1, 2 and 3 by the round-end model (solver.solvers.roundmodel:
-random play from there on, a yardstick for both sides alike, as open hands are in round 4);
+random play from there on, a yardstick for both sides alike, as open hands are in round 4,
+but one that a search using the model steers towards: read its changes from round to
+round, not its size against such an engine);
 then for the games that reached round 4 A's mean value entering round 4, its mean swing
 there and its mean score. Each mean has its 95% interval (over games, not duplicate pairs)
 and its logistic Elo.
