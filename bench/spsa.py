@@ -44,7 +44,7 @@ import random
 from dataclasses import asdict, dataclass
 
 from solver.agents.arena import close_engines, score_for
-from solver.agents.bots import check_spec
+from solver.agents.bots import BOTS, check_spec
 from solver.agents.match import GameJob, play_job
 from solver.agents.parallel import run_tasks
 from solver.agents.progress import Progress
@@ -57,6 +57,7 @@ from solver.errors import DnoirError
 
 MAX_BATCH = 1000
 MAX_WORKERS = 256
+NOT_TUNED = ("time",)  # the budget is the run's, not a setting to tune
 
 
 @dataclass(frozen=True)
@@ -119,9 +120,21 @@ def flips_for(seed: int, pair: int, count: int) -> list[int]:
 
 
 def spec_with(base: str, params: list[Param], values: list[float]) -> str:
-    """The base spec with each parameter's key set to its value."""
-    keys = ",".join(f"{p.name}={v:.6g}" for p, v in zip(params, values))
+    """The base spec with each parameter's key set to its value (exactly: repr)."""
+    keys = ",".join(f"{p.name}={float(v)!r}" for p, v in zip(params, values))
     return f"{base},{keys}" if ":" in base else f"{base}:{keys}"
+
+
+def tunable_problem(base: str, name: str) -> str | None:
+    """Why key `name` of the bot of spec `base` cannot be tuned here, or None: only settings
+    that take any real number in a range (whole numbers, choices and the budget cannot)."""
+    bot = base.partition(":")[0].strip()
+    keys = BOTS[bot].KEYS if bot in BOTS else {}
+    if name in NOT_TUNED:
+        return f"{name!r} is the budget, not a setting to tune"
+    if name in keys and keys[name].kind != "real":
+        return f"{name!r} takes {keys[name].describe()}, not any real number: only real-valued settings are tuned"
+    return None
 
 
 def step(schedule: Schedule, params: list[Param], theta: list[float], k: int,
@@ -166,27 +179,46 @@ def header(args, params: list[Param]) -> dict:
             "batch": args.batch, "big_a": args.big_a, "alpha": args.alpha, "gamma": args.gamma, "seed": args.seed}
 
 
+def _header_problem(line, head: dict) -> str | None:
+    if not isinstance(line, dict) or line.get("spsa") != head["spsa"]:
+        return "its first line is not an SPSA run's settings"
+    differ = [key for key in head if line.get(key) != head[key]]
+    return f"its settings differ from these in {', '.join(differ)}" if differ else None
+
+
 def replay(parser, path: str, head: dict, schedule: Schedule, params: list[Param]) -> tuple[int, list[float]]:
-    """(pairs done, theta) of an earlier run's file; parser.error unless it is this run's."""
-    done, theta = 0, [p.start for p in params]
+    """(pairs done, theta) of an earlier run's file, every batch checked against this run's
+    rules (its pairs, flips, gains and theta as this code makes them); parser.error otherwise.
+    The file's settings are checked before anything in it is touched."""
     try:
-        for number, line, problem in records(path):
+        opening = next(iter(records(path)), None)  # (number, line, problem) of the first non-blank line
+        if opening is not None:
+            problem = opening[2] or _header_problem(opening[1], head)
+            if problem:
+                parser.error(f"{path} holds another tuning run ({problem}): resume it with its own "
+                             "settings, or choose another --out")
+        cut_torn_tail(path)  # a batch cut off by the interruption is played again
+        done, theta = 0, [p.start for p in params]
+        for index, (number, line, problem) in enumerate(records(path)):
             if problem is not None:
                 parser.error(f"{path}: line {number}: {problem}")
-            if number == 1:
-                if line != head:
-                    parser.error(f"{path} holds another tuning run (its first line's settings differ from "
-                                 "these): resume it with its own settings, or choose another --out")
-                continue
+            if index == 0:
+                continue  # the settings, checked above
             try:
                 flips, results = line["flips"], line["results"]
-                if line["first"] != done or len(flips) != len(results) or not results \
-                        or any(len(f) != len(params) for f in flips):
+                size = min(head["batch"], head["pairs"] - done)
+                k = done + 1
+                if line["first"] != done or done >= head["pairs"] or len(results) != size \
+                        or flips != [flips_for(head["seed"], done + j, len(params)) for j in range(size)] \
+                        or any(r not in (-2, -1, 0, 1, 2) for r in results) \
+                        or line["c"] != [schedule.c(p, k) for p in params]:
                     raise ValueError
-                theta = step(schedule, params, theta, done + 1, flips, results)
+                theta = step(schedule, params, theta, k, flips, results)
+                if line["theta"] != theta:
+                    raise ValueError
             except (KeyError, TypeError, ValueError):
                 parser.error(f"{path}: line {number} is not the next batch of this run")
-            done += len(results)
+            done += size
     except OSError as e:
         parser.error(f"{path}: {e}")
     return done, theta
@@ -219,6 +251,10 @@ def main(argv=None) -> None:
         parser.error("--param: a key is given twice")
     if args.base.startswith("cmd:"):
         parser.error("BASE: an external engine cannot be tuned here (its settings are not spec keys)")
+    for param in params:
+        problem = tunable_problem(args.base, param.name)
+        if problem:
+            parser.error(f"--param: {problem}")
     try:  # every key at both ends of its range, so that no game fails on a value
         for values in ([p.low for p in params], [p.high for p in params]):
             check_spec(spec_with(args.base, params, values))
@@ -232,11 +268,12 @@ def main(argv=None) -> None:
             parser.error(f"{name}: {value} is out of range ({low} to {high})")
     schedule = Schedule(args.pairs, args.big_a, args.alpha, args.gamma)
     head = header(args, params)
+    if args.resume and os.path.exists(args.out) and not os.path.isfile(args.out):
+        parser.error(f"--resume: {args.out} is not a file (a run to go on with is read back from its --out)")
     sigterm_as_ctrl_c()  # `kill` stops it as Ctrl-C does: the finished batches kept, no worker left
     try:
         with OutputLock(args.out):
             if args.resume:
-                cut_torn_tail(args.out)  # a batch cut off by the interruption is played again
                 done, theta = replay(parser, args.out, head, schedule, params)
             elif os.path.getsize(args.out) > 0:
                 parser.error(f"{args.out} exists: add --resume to continue it, or choose another --out")

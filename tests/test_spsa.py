@@ -41,10 +41,11 @@ def test_a_pair_result_is_the_plus_sides_wins_less_losses():
     assert spsa.pair_result([game(0, "draw"), game(1, "a")]) == -1.0
 
 
-def test_the_flips_depend_on_the_seed_and_the_pair_only():
-    assert spsa.flips_for(5, 17, 3) == spsa.flips_for(5, 17, 3)
-    seen = {tuple(spsa.flips_for(5, pair, 3)) for pair in range(40)}
-    assert len(seen) > 4 and all(f in (-1, 1) for flips in seen for f in flips)
+def test_the_flips_are_both_signs_pair_by_pair():
+    seen = [tuple(spsa.flips_for(5, pair, 3)) for pair in range(400)]
+    assert len(set(seen)) == 8  # every pattern of three signs
+    assert all(abs(sum(f[i] for f in seen)) < 60 for i in range(3))  # about as many of each sign
+    assert spsa.flips_for(6, 0, 3) != spsa.flips_for(5, 0, 3) or spsa.flips_for(6, 1, 3) != spsa.flips_for(5, 1, 3)
 
 
 def fake_play(target):
@@ -84,6 +85,12 @@ def test_real_games_and_a_resumed_run_give_the_same_theta(tmp_path, capsys):
     lines = whole.read_text().splitlines()
     assert len(lines) == 3 and json.loads(lines[0])["params"][0]["name"] == "exploration"
     assert [json.loads(line)["first"] for line in lines[1:]] == [0, 2]
+    # a batch is played at its first pair's k, each pair with the flips of its own number
+    params = [Param.parse(EXPLORATION), Param.parse("opponent_hands=10,0,40,2,0.02")]
+    schedule = Schedule(pairs=4, big_a=0.4, alpha=0.602, gamma=0.101)
+    for line in map(json.loads, lines[1:]):
+        assert line["c"] == [schedule.c(p, line["first"] + 1) for p in params]
+        assert line["flips"] == [spsa.flips_for(9, line["first"] + j, 2) for j in range(2)]
     # interrupted after the first batch, the second half of a line torn off
     cut.write_text("\n".join(lines[:2]) + "\n" + lines[2][:20])
     spsa.main(argv + ["--out", str(cut), "--resume"])
@@ -102,6 +109,8 @@ def test_real_games_and_a_resumed_run_give_the_same_theta(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, says", [
     ([], "give at least one --param"),
+    (["--param", "tree_rounds=2,0,4,0.5,0.02"], "'tree_rounds' takes 0 to 4, not any real number"),
+    (["--param", "time=0.1,0.01,1,0.02,0.02"], "'time' is the budget"),
     (["--param", "exploration=0.35,0.1"], "is not NAME=START,MIN,MAX,C_END,R_END"),
     (["--param", "exploration=0.35,0.1,1.0,x,0.02"], "must be numbers"),
     (["--param", "exploration=0.35,1.0,0.1,0.05,0.02"], "must be below MAX"),
@@ -123,6 +132,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, says):
     assert exit_.value.code == 2 and says in err and err.count("\n") == 1, err
 
 
+def test_a_setting_of_whole_numbers_is_refused_for_any_bot(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        spsa.main(["pimc:worlds=10", "--param", "worlds=20,10,100,5,0.02", "--pairs", "2",
+                   "--out", str(tmp_path / "r.jsonl")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "not any real number" in err and err.count("\n") == 1
+    assert not (tmp_path / "r.jsonl").exists()
+
+
 def test_an_external_engine_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         spsa.main(["cmd:dnoir engine", "--param", EXPLORATION, "--pairs", "2", "--out", str(tmp_path / "r.jsonl")])
@@ -141,11 +159,39 @@ def test_resuming_another_run_or_a_damaged_file_is_refused(tmp_path, capsys):
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and says in err and err.count("\n") == 1
     lines = out.read_text().splitlines()
-    out.write_text(lines[0] + "\n" + lines[2] + "\n")  # the first batch lost
+    batch = json.loads(lines[1])
+    damaged = [
+        (lines[0] + "\n" + lines[2] + "\n", "line 2 is not the next batch of this run"),  # a batch lost
+        (lines[0] + "\n" + json.dumps(dict(batch, theta=[0.9])) + "\n", "line 2 is not the next batch"),
+        (lines[0] + "\n" + json.dumps(dict(batch, results=[-batch["results"][0] or 2.0])) + "\n",
+         "line 2 is not the next batch"),
+        ("\n" + lines[1] + "\n", "holds another tuning run (its first line is not an SPSA run's settings)"),
+        ("[1, 2]\n", "holds another tuning run"),
+    ]
+    for text, says in damaged:
+        out.write_text(text)
+        with pytest.raises(SystemExit) as exit_:
+            spsa.main(argv + ["--resume"])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and says in err and err.count("\n") == 1, err
+        assert out.read_text() == text  # nothing written, nothing cut
+
+
+def test_resuming_from_what_is_not_a_file_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
-        spsa.main(argv + ["--resume"])
+        spsa.main(["ismcts:iterations=60", "--param", EXPLORATION, "--pairs", "2", "--out", "/dev/null", "--resume"])
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and "line 2 is not the next batch of this run" in err
+    assert exit_.value.code == 2 and "/dev/null is not a file" in err and err.count("\n") == 1
+
+
+def test_resuming_with_other_workers_names_the_setting(tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    argv = ["ismcts:iterations=60", "--param", EXPLORATION, "--pairs", "2", "--seed", "1", "--out", str(out)]
+    spsa.main(argv)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        spsa.main(argv + ["--workers", "2", "--resume"])
+    assert exit_.value.code == 2 and "settings differ from these in batch" in capsys.readouterr().err
 
 
 def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
@@ -154,19 +200,6 @@ def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
     import subprocess
     import sys
     import time
-
-    out = tmp_path / "run.jsonl"
-    run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
-                            "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
-                           stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while (not out.exists() or len(out.read_text().splitlines()) < 2) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    run.send_signal(signal.SIGTERM)
-    err = run.communicate(timeout=60)[1]
-    assert run.returncode == 130 and "interrupted; every finished batch is in" in err
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(lines) >= 2 and [line["first"] for line in lines[1:]] == list(range(0, 2 * (len(lines) - 1), 2))
 
     def left():  # the workers are forks of the run: their command line names its output
         found = []
@@ -178,6 +211,24 @@ def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
             except OSError:  # not a process, or gone
                 pass
         return found
+
+    out = tmp_path / "run.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
+                            "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    def workers():
+        return [pid for pid in left() if pid != str(run.pid)]
+    while (not out.exists() or len(out.read_text().splitlines()) < 2 or not workers()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert workers()  # a batch's workers are running (and named by the command line that left() reads)
+    run.send_signal(signal.SIGTERM)
+    err = run.communicate(timeout=60)[1]
+    assert run.returncode == 130 and "interrupted; every finished batch is in" in err
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) >= 2 and [line["first"] for line in lines[1:]] == list(range(0, 2 * (len(lines) - 1), 2))
+
     deadline = time.monotonic() + 30
     while left() and time.monotonic() < deadline:
         time.sleep(0.1)
