@@ -5,8 +5,9 @@
         [--big-a A] [--alpha 0.602] [--gamma 0.101] [--resume]
 
 BASE is a bot spec such as "ismcts:time=0.1" (its budget and any fixed setting); each
-`--param` is one of its numeric keys to tune (exploration, opponent_hands, ...): its start,
-its range, and fishtest's two step sizes. Simultaneous perturbation stochastic
+`--param` is one of its real-valued keys to tune (exploration, root_exploration,
+opponent_exploration, opponent_hands, ...; not a whole number, a choice or the budget): its
+start, its range, and fishtest's two step sizes. Simultaneous perturbation stochastic
 approximation (Spall 1992), in fishtest's classic form:
 
 - at pair k (counted from 1), every parameter i is perturbed by c_k = c / k**gamma, with
@@ -21,7 +22,8 @@ approximation (Spall 1992), in fishtest's classic form:
 A batch of B pairs (default: the workers) is played at one theta, each pair with its own
 flips, and theta moves by their summed steps; every batch is a line of RUN.jsonl as soon as it
 ends (its pairs, flips, results and theta after it), after a first line with the run's
-settings. `--resume` replays the file and goes on, only if its settings are this run's.
+settings. `--resume` replays the file, checking every batch against this code, and goes on,
+only if its settings are this run's.
 The flips, the deals and the games' seeds follow from the seed and the pair's number, so a run
 of bots with a fixed number of iterations gives the same theta again, interrupted or not.
 
