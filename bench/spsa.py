@@ -26,6 +26,8 @@ settings. `--resume` replays the file, checking every batch against this code, a
 only if its settings are this run's.
 The flips, the deals and the games' seeds follow from the seed and the pair's number, so a run
 of bots with a fixed number of iterations gives the same theta again, interrupted or not.
+Ctrl-C or SIGTERM stops it once the batch under way is written (exit code 130; a second one
+stops it at once), its worker processes with it.
 
 It prints its progress with theta as it goes (stderr) and at the end (stdout), with the spec to play it. A tuned
 value is a candidate, not a verdict: like any change it is kept only by an SPRT
@@ -43,6 +45,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
+import sys
+import threading
 from dataclasses import asdict, dataclass
 
 from solver.agents.arena import close_engines, score_for
@@ -53,7 +58,6 @@ from solver.agents.progress import Progress
 from solver.base.bounds import MAX_PAIRS, MAX_SEED
 from solver.base.jsonl import OutputLock, cut_torn_tail, open_append, records
 from solver.base.seeds import thread_seed
-from solver.base.signals import sigterm_as_ctrl_c
 from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import DnoirError
 
@@ -272,23 +276,52 @@ def main(argv=None) -> None:
     head = header(args, params)
     if args.resume and os.path.exists(args.out) and not os.path.isfile(args.out):
         parser.error(f"--resume: {args.out} is not a file (a run to go on with is read back from its --out)")
-    sigterm_as_ctrl_c()  # `kill` stops it as Ctrl-C does: the finished batches kept, no worker left
     try:
-        with OutputLock(args.out):
+        with OutputLock(args.out), StopAfterBatch() as stop:
             if args.resume:
                 done, theta = replay(parser, args.out, head, schedule, params)
             elif os.path.getsize(args.out) > 0:
                 parser.error(f"{args.out} exists: add --resume to continue it, or choose another --out")
             else:
                 done, theta = 0, [p.start for p in params]
-            tune(args, params, schedule, head, done, theta)
+            tune(args, params, schedule, head, done, theta, stop)
     except DnoirError as e:
         parser.error(str(e))
     except KeyboardInterrupt:
         parser.exit(130, f"{parser.prog}: interrupted; every finished batch is in {args.out} (--resume goes on)\n")
 
 
-def tune(args, params: list[Param], schedule: Schedule, head: dict, done: int, theta: list[float]) -> None:
+class StopAfterBatch:
+    """Within `with`: Ctrl-C or SIGTERM asks the run to stop once the batch under way is played
+    and written (`asked`); a second one stops it at once. A process pool torn down in the middle
+    of its start or its shutdown can hang, which a batch's few seconds are not worth."""
+
+    def __init__(self):
+        self.asked = False
+        self.saved = {}
+
+    def _handler(self, signum, frame):
+        if self.asked:
+            raise KeyboardInterrupt
+        self.asked = True
+        sys.stderr.write("stopping once this batch is written (again to stop at once)\n")
+        sys.stderr.flush()
+
+    def __enter__(self) -> "StopAfterBatch":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) not in (signal.SIG_IGN, None):  # an ignored signal stays ignored
+                    self.saved[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+        return False
+
+
+def tune(args, params: list[Param], schedule: Schedule, head: dict, done: int, theta: list[float],
+         stop: StopAfterBatch) -> None:
     def show(values):
         return "  ".join(f"{p.name} {v:.6g}" for p, v in zip(params, values))
 
@@ -304,6 +337,8 @@ def tune(args, params: list[Param], schedule: Schedule, head: dict, done: int, t
             out.flush()
             done += size
             progress.advance(size, note=show(theta))
+            if stop.asked and done < args.pairs:
+                raise KeyboardInterrupt
     print(f"after {done} pairs: {show(theta)}")
     print(f"spec: {spec_with(args.base, params, theta)}")
 

@@ -213,16 +213,21 @@ def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
         return found
 
     out = tmp_path / "run.jsonl"
+    # run from elsewhere than the checkout, whose unbuilt solver/ would shadow the installed package
     run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
                             "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     deadline = time.monotonic() + 120
+
     def workers():
         return [pid for pid in left() if pid != str(run.pid)]
-    while (not out.exists() or len(out.read_text().splitlines()) < 2 or not workers()) \
-            and time.monotonic() < deadline:
+    seen = []  # a batch's workers, once some run (named by the command line that left() reads)
+    while (not out.exists() or len(out.read_text().splitlines()) < 2 or not seen) \
+            and run.poll() is None and time.monotonic() < deadline:
+        seen = workers()  # (between two batches there are none for a moment)
         time.sleep(0.05)
-    assert workers()  # a batch's workers are running (and named by the command line that left() reads)
+    assert run.poll() is None, run.communicate()[1]
+    assert seen
     run.send_signal(signal.SIGTERM)
     err = run.communicate(timeout=60)[1]
     assert run.returncode == 130 and "interrupted; every finished batch is in" in err
