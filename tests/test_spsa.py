@@ -196,10 +196,8 @@ def test_resuming_with_other_workers_names_the_setting(tmp_path, capsys):
 
 def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
     import os
-    import signal
     import subprocess
     import sys
-    import time
 
     def left():  # the workers are forks of the run: their command line names its output
         found = []
@@ -217,6 +215,18 @@ def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
     run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
                             "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        _stop_and_check(run, out, left)
+    finally:  # a failing check leaves no process behind
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+
+
+def _stop_and_check(run, out, left):
+    import signal
+    import time
+
     deadline = time.monotonic() + 120
 
     def workers():
