@@ -34,7 +34,6 @@ from solver.base.bounds import (
     MIN_TT_MB,
     whole,
 )
-from solver.base.signals import sigterm_as_ctrl_c
 from solver.cli.common import PositionArgsCommand, Real, Whole, moves_option, output_path, position_arg, search_options
 from solver.cli.equilibrium import exploit, solve_game_command
 from solver.errors import DnoirError, SetupError
@@ -265,7 +264,7 @@ def main(argv=None) -> int:
     SIGTERM is handled as Ctrl-C (KeyboardInterrupt): a long run stops cleanly, keeps what
     it finished and exits with 130, as after Ctrl-C.
     """
-    sigterm_as_ctrl_c()
+    _sigterm_as_ctrl_c()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         # click's own `main` is not used: it prints a blank line before its Abort on Ctrl-C
@@ -338,6 +337,18 @@ def _wants_debug(args: list[str]) -> bool:
         if not arg.startswith("-") or arg == "--":
             break  # the command: what follows is its own
     return bool(os.environ.get("DNOIR_DEBUG"))
+
+
+def _sigterm_as_ctrl_c() -> None:
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    # only where signals can be set, and not over a handler of the caller's own
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _fail(message: str, code: int = 2):
