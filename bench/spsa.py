@@ -27,7 +27,9 @@ only if its settings are this run's.
 The flips, the deals and the games' seeds follow from the seed and the pair's number, so a run
 of bots with a fixed number of iterations gives the same theta again, interrupted or not.
 Ctrl-C or SIGTERM stops it once the batch under way is written (exit code 130; a second one
-stops it at once), its worker processes with it.
+stops it at once), its worker processes with it. A SIGTERM sent to the workers too (to the
+process group, or by `pkill -f`) stops them before the batch ends: the run stops the same way
+with that batch lost, the ones before it kept.
 
 It prints its progress with theta as it goes (stderr) and at the end (stdout), with the spec to play it. A tuned
 value is a candidate, not a verdict: like any change it is kept only by an SPRT
@@ -48,6 +50,7 @@ import random
 import signal
 import sys
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 
 from solver.agents.arena import close_engines, score_for
@@ -289,6 +292,9 @@ def main(argv=None) -> None:
         parser.error(str(e))
     except KeyboardInterrupt:
         parser.exit(130, f"{parser.prog}: interrupted; every finished batch is in {args.out} (--resume goes on)\n")
+    except BrokenProcessPool:  # a worker killed from outside (the OOM killer, a signal sent to it alone)
+        parser.exit(1, f"{parser.prog}: a worker process died; every finished batch is in {args.out} "
+                       f"(--resume goes on)\n")
 
 
 class StopAfterBatch:
@@ -331,7 +337,12 @@ def tune(args, params: list[Param], schedule: Schedule, head: dict, done: int, t
             out.flush()
         while done < args.pairs:
             size = min(args.batch, args.pairs - done)
-            flips, results, c = play_batch(args.base, params, schedule, theta, done, size, args.seed, args.workers)
+            try:
+                flips, results, c = play_batch(args.base, params, schedule, theta, done, size, args.seed, args.workers)
+            except BrokenProcessPool:
+                if stop.asked:  # the signal reached the workers too (a process group's, pkill -f): batch lost
+                    raise KeyboardInterrupt from None
+                raise
             theta = step(schedule, params, theta, done + 1, flips, results)
             out.write(json.dumps({"first": done, "c": c, "flips": flips, "results": results, "theta": theta}) + "\n")
             out.flush()

@@ -223,7 +223,38 @@ def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
             run.communicate()
 
 
-def _stop_and_check(run, out, left):
+def test_sigterm_to_the_whole_group_stops_it_the_same_way(tmp_path):
+    # pkill -f, a service manager or `kill -- -PGID` reach the workers too: the batch under way
+    # is lost with them, and the run stops as it would on its own SIGTERM (no traceback)
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    def left():
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if str(out).encode() in f.read():
+                        found.append(entry)
+            except OSError:
+                pass
+        return found
+
+    out = tmp_path / "run.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
+                            "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
+                           stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
+    try:
+        _stop_and_check(run, out, left, send=lambda: os.killpg(run.pid, signal.SIGTERM))
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+
+
+def _stop_and_check(run, out, left, send=None):
     import signal
     import time
 
@@ -238,9 +269,13 @@ def _stop_and_check(run, out, left):
         time.sleep(0.05)
     assert run.poll() is None, run.communicate()[1]
     assert seen
-    run.send_signal(signal.SIGTERM)
+    if send is None:
+        run.send_signal(signal.SIGTERM)
+    else:
+        send()
     err = run.communicate(timeout=60)[1]
-    assert run.returncode == 130 and "interrupted; every finished batch is in" in err
+    assert run.returncode == 130 and "interrupted; every finished batch is in" in err, err
+    assert "Traceback" not in err
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) >= 2 and [line["first"] for line in lines[1:]] == list(range(0, 2 * (len(lines) - 1), 2))
 
