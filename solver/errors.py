@@ -104,6 +104,11 @@ class OutputMismatch(DnoirError):
     """An output file a run must not resume into: written by other settings, or not by `dnoir analyse`."""
 
 
+class BookError(DnoirError):
+    """An opening book (`dnoir match --book`) that cannot be used: the message names the file,
+    the line and why."""
+
+
 class GameTooBig(DnoirError):
     """A hidden-information game whose public tree would not fit the memory or time limit asked
     for; the message gives the estimate (`--force` solves it anyway)."""

@@ -11,7 +11,8 @@ MODULES = ["solver", "solver.rules.cards", "solver.rules.notation", "solver.rule
            "solver.solvers._endgame", "solver.bench.solve",
            "solver.rules._core", "solver.bench.speed", "solver.base.bounds", "solver.agents.progress", "solver.rules.records",
            "solver.solvers.limit", "solver.bench.option_speed", "solver.solvers.searchconfig",
-           "solver.bench.round4_loss", "solver.bench.round4_swing", "solver.bench.spsa"]
+           "solver.bench.round4_loss", "solver.bench.round4_swing", "solver.bench.spsa",
+           "solver.agents.book", "solver.bench.round_book"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,7 +1,8 @@
 """Running many games: duplicate matches and round robins, in parallel or on a Dask cluster.
 
-A job is one game: pairing (X, Y), duplicate pair k (deal number k of the run's seed) and
-game 0 (X plays a) or 1 (X plays b). Jobs run in worker processes on this machine, or on
+A job is one game: pairing (X, Y), duplicate pair k (deal number k of the run's seed, or
+with an opening book its position k mod N: solver.agents.book) and game 0 (X plays a) or 1
+(X plays b). Jobs run in worker processes on this machine, or on
 a Dask distributed cluster given its scheduler address; either way the same seed gives
 the same deals and, for bots with a fixed number of iterations, the same games.
 
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from solver.agents.arena import close_engines, play_game, record_settings, score_for
+from solver.agents.book import Book
 from solver.agents.parallel import run_tasks
 from solver.agents.stats import ScoreSummary, score_summary_from_pairs
 from solver.base.bounds import MAX_PAIRS, MAX_SEED, whole
@@ -42,6 +44,8 @@ class GameJob:
     game: int
     seed: int
     limit: Limit | None = None  # the budget a move of the players that do not set their own
+    start: Position | None = None  # the opening book's position this pair starts from; None: a fresh deal
+    book: str | None = None  # that book's digest (solver.agents.book.Book.digest)
 
     @property
     def specs(self) -> tuple[str, str]:
@@ -51,7 +55,7 @@ class GameJob:
     @property
     def key(self) -> tuple:
         """What identifies this game's record in an output file (see `record_key`)."""
-        return (self.x, self.y, self.seed, *budget_key(self.limit), self.pair, self.game)
+        return (self.x, self.y, self.seed, *budget_key(self.limit), self.pair, self.game, self.book)
 
 
 def budget_key(limit: Limit | None) -> tuple:
@@ -63,7 +67,8 @@ def budget_key(limit: Limit | None) -> tuple:
 def record_key(record: dict) -> tuple:
     """The key of the job that produced `record` (see GameJob.key); ValueError if it has none.
 
-    The key holds the budgets, so a game played with other budgets is another game.
+    The key holds the budgets and the opening book's digest (None without a book), so a game
+    played with other budgets or from another book is another game.
     """
     pairing, settings = record["pairing"], record["settings"]
     if not (isinstance(pairing, list) and len(pairing) == 2 and all(isinstance(s, str) for s in pairing)):
@@ -74,7 +79,10 @@ def record_key(record: dict) -> tuple:
         raise ValueError("'match_seed', 'pair' and 'game' must be whole numbers (game 0 or 1)")
     if not all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in budgets):
         raise ValueError("the budgets in 'settings' must be whole numbers or null")
-    return (pairing[0], pairing[1], numbers[0], *budgets, numbers[1], numbers[2])
+    book = record.get("book")
+    if book is not None and not isinstance(book, str):
+        raise ValueError("'book' must be a book's digest")
+    return (pairing[0], pairing[1], numbers[0], *budgets, numbers[1], numbers[2], book)
 
 
 class GamePlan(Sequence):
@@ -86,9 +94,10 @@ class GamePlan(Sequence):
     """
 
     def __init__(self, pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0,
-                 limit: Limit | None = None, done: Iterable = ()):
+                 limit: Limit | None = None, done: Iterable = (), book: Book | None = None):
         self.pairings = [tuple(p) for p in pairings]
-        self.pairs, self.seed, self.limit = pairs, seed, limit
+        self.pairs, self.seed, self.limit, self.book = pairs, seed, limit, book
+        self._digest = book.digest if book is not None else None
         self._budgets = budget_key(limit)
         self._where = {p: i for i, p in enumerate(self.pairings)}
         # indices of the games already done, sorted: the rest are found around them
@@ -102,22 +111,24 @@ class GamePlan(Sequence):
 
     def index_of(self, key: tuple) -> int | None:
         """The position in the whole run of the game with this key; None if it is not one of the run's."""
-        x, y, seed, movetime_ms, iterations, pair, game = key
+        x, y, seed, movetime_ms, iterations, pair, game, book = key
         p = self._where.get((x, y))
-        if (p is None or (seed, (movetime_ms, iterations)) != (self.seed, self._budgets)
+        if (p is None or (seed, (movetime_ms, iterations), book) != (self.seed, self._budgets, self._digest)
                 or not 0 <= pair < self.pairs or game not in (0, 1)):
             return None
         return (pair * len(self.pairings) + p) * 2 + game
 
     def __contains__(self, key) -> bool:
         """True if `key` (a record key) is a game of the whole run, done or not."""
-        return isinstance(key, tuple) and len(key) == 7 and self.index_of(key) is not None
+        return isinstance(key, tuple) and len(key) == 8 and self.index_of(key) is not None
 
     def _job(self, index: int) -> GameJob:
         rest, game = divmod(index, 2)
         pair, p = divmod(rest, len(self.pairings))
         x, y = self.pairings[p]
-        return GameJob(x, y, pair, game, self.seed, self.limit)
+        if self.book is None:
+            return GameJob(x, y, pair, game, self.seed, self.limit)
+        return GameJob(x, y, pair, game, self.seed, self.limit, self.book.start(pair), self.book.digest)
 
     def __len__(self) -> int:
         return self.total - len(self._done)
@@ -143,11 +154,12 @@ class GamePlan(Sequence):
 
 
 def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, limit: Limit | None = None,
-              done: Iterable | None = None) -> GamePlan:
+              done: Iterable | None = None, book: Book | None = None) -> GamePlan:
     """Every game of `pairs` duplicate pairs for each pairing, less those whose key is in `done`.
 
     `limit` is the budget a move of the players that do not set their own (see
-    solver.agents.arena.make_player). The games are made lazily (see GamePlan): any number of
+    solver.agents.arena.make_player); `book` the positions the pairs start from (None: a fresh
+    deal each pair, from `seed`). The games are made lazily (see GamePlan): any number of
     pairs starts at once.
     """
     try:
@@ -155,7 +167,7 @@ def make_jobs(pairings: Iterable[tuple[str, str]], pairs: int, seed: int = 0, li
         seed = whole("seed", seed, 0, MAX_SEED)
     except ValueError as e:
         raise ArgumentError(f"make_jobs: {e}") from None
-    return GamePlan(pairings, pairs, seed, limit, done or ())
+    return GamePlan(pairings, pairs, seed, limit, done or (), book)
 
 
 def play_job(job: GameJob) -> dict:
@@ -163,9 +175,14 @@ def play_job(job: GameJob) -> dict:
     # 53 bits (the seed range of `random_deal` and of the CLI): the seeds are written in the
     # record, stay exact in any JSON reader, and `dnoir play --seed DEAL_SEED` deals the same cards
     deal_seed = thread_seed(job.seed, job.pair) >> 11
-    record = play_game(Position.random_deal(deal_seed), job.specs,
-                       seed=thread_seed(job.seed, 2 * job.pair + job.game + 1) >> 11, limit=job.limit)
-    record.update(pairing=[job.x, job.y], pair=job.pair, game=job.game, match_seed=job.seed, deal_seed=deal_seed)
+    start = Position.random_deal(deal_seed) if job.start is None else job.start
+    record = play_game(start, job.specs, seed=thread_seed(job.seed, 2 * job.pair + job.game + 1) >> 11,
+                       limit=job.limit)
+    record.update(pairing=[job.x, job.y], pair=job.pair, game=job.game, match_seed=job.seed)
+    if job.start is None:
+        record.update(deal_seed=deal_seed)
+    else:  # the start is the book's position, named by the book's digest (and the record's `deal`)
+        record.update(book=job.book)
     return record
 
 

@@ -15,6 +15,7 @@ import os
 import click
 
 from solver.agents.bots import parse_spec
+from solver.agents.book import read_book
 from solver.agents.match import PairingTally, budget_key, make_jobs, read_records, record_key, run_jobs
 from solver.agents.plot import plot_elo_by_budget
 from solver.agents.progress import Progress
@@ -40,7 +41,7 @@ from solver.rules.records import REPLAY_FIELDS, RecordError, check_record
 from solver.solvers.limit import Limit
 
 
-def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt=None):
+def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt=None, book=None):
     """Play every game of the pairings with a progress bar, writing each record to `out` at once.
 
     Returns ({pairing: PairingTally} over this run's games and those resumed, stop reason
@@ -48,19 +49,20 @@ def _run_games(pairings, pairs, seed, limit, out, resume, workers, scheduler, sp
     `resume`, games already in `out` are skipped, and a file of another match is refused
     before it is touched. Games are made as they are needed and only counted once
     played, so any number of pairs starts at once and runs in flat memory. `limit` is the
-    budget of --movetime and --iterations (see `_match_limit`).
+    budget of --movetime and --iterations (see `_match_limit`), `book` the opening book of
+    --book (None: a fresh deal each pair).
     """
     try:  # one writer at a time: a second run on the same --out is refused before it reads it
         lock = OutputLock(out) if out is not None else None
     except OutputFileError as e:
         raise click.UsageError(f"--out {e}") from None
     with lock or contextlib.nullcontext():
-        return _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt)
+        return _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt, book)
 
 
-def _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt):
+def _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, sprt, book):
     tallies = {tuple(p): PairingTally(*p) for p in pairings}
-    run = make_jobs(pairings, pairs, seed, limit)
+    run = make_jobs(pairings, pairs, seed, limit, book=book)
     done = set()
     if out is not None:
         if os.path.exists(out) and os.path.getsize(out) > 0 and not resume:
@@ -71,12 +73,12 @@ def _run_locked(pairings, pairs, seed, limit, out, resume, workers, scheduler, s
             for record in previous:
                 key = record_key(record)
                 if key not in run:
-                    raise click.UsageError(_other_match(out, key, pairings, pairs, seed, limit))
+                    raise click.UsageError(_other_match(out, key, pairings, pairs, seed, limit, book))
                 if key not in done:  # a game written twice counts once
                     done.add(key)
                     tallies[tuple(record["pairing"])].add(record)
             del previous
-    jobs = make_jobs(pairings, pairs, seed, limit, done=done)
+    jobs = make_jobs(pairings, pairs, seed, limit, done=done, book=book)
     if done:
         click.echo(f"resuming: {len(done)} games already in {out}, {len(jobs)} to play", err=True)
     games = run_jobs(jobs, workers=workers, scheduler=scheduler)  # a cluster is reached here
@@ -163,9 +165,10 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
-def _other_match(out, key, pairings, pairs, seed, limit) -> str:
+def _other_match(out, key, pairings, pairs, seed, limit, book=None) -> str:
     """The one line that refuses to resume `out`: what its game `key` has that this run has not."""
-    x, y, its_seed, its_movetime, its_iterations, pair, _ = key
+    x, y, its_seed, its_movetime, its_iterations, pair, _, its_book = key
+    digest = book.digest if book is not None else None
     movetime, iterations = budget_key(limit)
     if (x, y) not in {tuple(p) for p in pairings}:
         what = f"it holds {x} against {y}"
@@ -173,10 +176,16 @@ def _other_match(out, key, pairings, pairs, seed, limit) -> str:
         what = f"it was played with --seed {its_seed}, not {seed}"
     elif (its_movetime, its_iterations) != (movetime, iterations):
         what = f"it was played with {_budgets_text(its_movetime, its_iterations)}, not {_budgets_text(movetime, iterations)}"
+    elif its_book != digest:
+        what = f"it was played {_book_text(its_book)}, not {_book_text(digest)}"
     else:
         what = f"it holds pair {pair}: give --pairs {pair + 1} or more"
     return (f"--resume: {out} was written by another match ({what}); resume with the same specs, "
-            f"--seed and budgets, or choose another --out")
+            f"--seed, budgets and --book, or choose another --out")
+
+
+def _book_text(digest) -> str:
+    return "without --book" if digest is None else f"from the book of digest {digest}"
 
 
 def _match_limit(movetime, iterations):
@@ -211,12 +220,15 @@ def _run_options(f):
                      help="Game processes on this machine (default: every core).")(f)
     f = click.option("--resume", is_flag=True,
                      help="Continue --out, skipping the games it holds. Only the same match resumes: same "
-                          "specs, --seed, --movetime and --iterations (a file of another match is refused, "
+                          "specs, --seed, --movetime, --iterations and --book (a file of another match is refused, "
                           "untouched); a larger --pairs extends it.")(f)
+    f = click.option("--book", "book_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                     help="Start the pairs from this opening book's positions instead of fresh deals: pair k "
+                          "from position k mod N of the file (full positions in DNP, one a line; # comments).")(f)
     f = click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_path,
                      help="Write every game record to this JSONL file as it finishes.")(f)
     f = click.option("--seed", type=Whole(0, MAX_SEED), default=0, show_default=True,
-                     help="Seed of the deals and bots.")(f)
+                     help="Seed of the deals (without --book) and of the bots.")(f)
     f = click.option("--pairs", type=Whole(1, MAX_PAIRS), default=100, show_default=True,
                      help="Duplicate pairs (each deal played twice, seats swapped); games are made as they "
                           "are played, so any number starts at once.")(f)
@@ -231,7 +243,7 @@ def _run_options(f):
 @click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
               help="Stop early on a sequential probability ratio test (as fishtest).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iterations, sprt, as_json):
+def match(a, b, pairs, seed, out, book_path, resume, workers, scheduler, movetime, iterations, sprt, as_json):
     """Play A against B in duplicate pairs and report the score, Elo and more from A's side.
 
     A and B are bot specs (random, greedy, pimc:worlds=50, ismcts:iterations=2000, ...)
@@ -245,8 +257,9 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
         test = Sprt.parse(sprt) if sprt is not None else None  # '' is a mistake, not "no SPRT"
     except ValueError as e:  # Sprt.parse only reads the option's text: any ValueError is the text's
         raise OptionError(str(e)) from None
+    book = read_book(book_path) if book_path is not None else None
     tallies, stop = _run_games([(checked_player_spec(a), checked_player_spec(b))], pairs, seed, _match_limit(movetime, iterations),
-                               out, resume, workers or os.cpu_count() or 1, scheduler, sprt=test)
+                               out, resume, workers or os.cpu_count() or 1, scheduler, sprt=test, book=book)
     tally = tallies[(a, b)]
     summary = tally.summary()
     if as_json:
@@ -272,7 +285,7 @@ def match(a, b, pairs, seed, out, resume, workers, scheduler, movetime, iteratio
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="Draw Elo against search budget to this PNG (specs that differ only in budget; extra [plot]).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Elo table as one JSON object.")
-def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, iterations, plot, as_json):
+def tournament(specs, pairs, seed, out, book_path, resume, workers, scheduler, movetime, iterations, plot, as_json):
     """Round robin between SPECS in duplicate pairs, with a maximum-likelihood Elo table."""
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise click.UsageError("a tournament needs at least two different specs")
@@ -284,8 +297,9 @@ def tournament(specs, pairs, seed, out, resume, workers, scheduler, movetime, it
             import matplotlib  # noqa: F401 - checked before the games, drawn after them
         except ImportError:
             raise click.UsageError("--plot needs matplotlib: pip install 'district-noir-solver[plot]'") from None
+    book = read_book(book_path) if book_path is not None else None
     tallies, stop = _run_games(pairings, pairs, seed, _match_limit(movetime, iterations), out, resume,
-                               workers or os.cpu_count() or 1, scheduler)
+                               workers or os.cpu_count() or 1, scheduler, book=book)
     index = {s: i for i, s in enumerate(specs)}
     results = []  # (X, Y, X's score) a game; the same three tuples over and over
     for (x, y), tally in tallies.items():

@@ -5,7 +5,9 @@ A record (see solver.agents.arena.play_game and solver.agents.match.play_job) is
 in turn), `result` (winner, how, both scores), `players`, `settings`, `seed`, and from a
 match `pairing`, `pair`, `game`, `match_seed` and `deal_seed` (the seed `dnoir play --seed`
 and `Position.random_deal` deal the same cards from); `fault` and `engines` when an external
-engine played. Files are edited, cut and concatenated by hand, so every reader checks a
+engine played. A game started from an opening book (`dnoir match --book`) has `book`, the
+book's digest, instead of `deal_seed`, and its `deal` is the book's position: any full
+position of an unfinished game. Files are edited, cut and concatenated by hand, so every reader checks a
 record first and reports a bad one by its field instead of failing somewhere later.
 
 Each reader names the fields it needs (`required`); a field that is present is always
@@ -24,6 +26,8 @@ result | must be an object, not null
 
 from __future__ import annotations
 
+import re
+
 from solver.base.bounds import MAX_SEED
 from solver.errors import RecordError
 from solver.rules.cards import CardError, Move
@@ -33,6 +37,7 @@ from solver.rules.position import Position
 # What each reader needs: a replay only the game itself; a match resume every field its
 # record key and its summary read.
 REPLAY_FIELDS = ("deal", "moves")
+BOOK_DIGEST = re.compile(r"[0-9a-f]{16}")  # how a match record names its opening book (solver.agents.book)
 MATCH_FIELDS = ("deal", "moves", "result", "pairing", "pair", "game", "match_seed")
 
 WINNERS = ("a", "b", "draw")
@@ -71,6 +76,8 @@ def check_record(record, required=REPLAY_FIELDS):
     for name in ("match_seed", "seed", "deal_seed"):
         if name in record and not _is_int(record[name]):
             raise RecordError(name, f"must be an integer, not {_kind(record[name])}")
+    if "book" in record and not (isinstance(record["book"], str) and BOOK_DIGEST.fullmatch(record["book"])):
+        raise RecordError("book", f"must be 16 hexadecimal digits (the digest of an opening book), not {record['book']!r:.40}")
     if "deal_seed" in record and not 0 <= record["deal_seed"] <= MAX_SEED:
         raise RecordError("deal_seed", f"{record['deal_seed']} is out of range (0 to {MAX_SEED})")
     if "pairing" in record:
@@ -90,7 +97,7 @@ def check_record(record, required=REPLAY_FIELDS):
     if "deal" in record or "moves" in record:
         if "deal" not in record or "moves" not in record:
             raise RecordError("moves" if "deal" in record else "deal", "missing (deal and moves go together)")
-        end = _replay(record["deal"], record["moves"])
+        end = _replay(record["deal"], record["moves"], from_book="book" in record)
         if "result" in record:
             check_result_matches(record, end)
     if "deal_seed" in record and "deal" in record and str(Position.random_deal(record["deal_seed"])) != record["deal"]:
@@ -130,8 +137,11 @@ def _check_result(result: dict) -> None:
                 raise RecordError(f"result.scores.{seat}.{name}", f"must be an integer, not {_kind(score.get(name))}")
 
 
-def _replay(deal, moves):
-    """The C core state after the moves, each checked legal in turn (the core directly: fast enough for big files)."""
+def _replay(deal, moves, from_book=False):
+    """The C core state after the moves, each checked legal in turn (the core directly: fast enough for big files).
+
+    The deal is a full deal at the start of round 1, or for a game started from an opening
+    book (`from_book`: the record names one) any full position of an unfinished game."""
     if not isinstance(deal, str):
         raise RecordError("deal", f"must be a DNP string, not {_kind(deal)}")
     if not isinstance(moves, str):
@@ -140,7 +150,9 @@ def _replay(deal, moves):
         start = Position.parse(deal)
     except PositionError as e:
         raise RecordError("deal", str(e)) from None
-    if not start.is_full or start.round != 1 or start.actions != (0, 0) or start.is_over:
+    if from_book and (not start.is_full or start.is_over):
+        raise RecordError("deal", "must be a full position (both hands, deck and removed cards) of an unfinished game")
+    if not from_book and (not start.is_full or start.round != 1 or start.actions != (0, 0) or start.is_over):
         raise RecordError("deal", "must be a full deal (both hands, deck and removed cards) at the start of round 1")
     core = start.core
     for ply, token in enumerate(moves.split(), 1):
