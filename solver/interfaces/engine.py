@@ -73,9 +73,12 @@ SLICE_SECONDS = 0.015
 ENDS_PONDERING = frozenset({"position", "go", "newgame", "setoption", "quit"})
 # At most one progress `info` line this often.
 INFO_EVERY_SECONDS = 0.25
-# Below this budget a round-4 position is searched rather than solved: the exact view
-# solve takes up to a few tens of milliseconds and the answer must not arrive late.
-EXACT_MIN_SECONDS = 0.15
+# Below this budget a round-4 position is searched rather than solved, so that the answer
+# does not arrive late: the one-player view's solve of a round's first decision took 3.6 ms
+# (median) and 21.7 ms at most over the 1,873 round-4 starts of bench/books/round4_r17.txt.
+# It was 0.15 up to bench/STRENGTH.md's test 31, which found round 4 solved at 100 ms a move
+# worth +10.9 Elo over round 4 searched (H1 at [0, 5]); `--exact-from 150` is the old engine.
+EXACT_MIN_SECONDS = 0.05
 # A command line longer than this (in bytes, without its newline) is refused unread:
 # the longest sensible command, a position, is under 200 characters.
 MAX_LINE_BYTES = 4096
