@@ -1,9 +1,10 @@
 """What the ISMCTS's round-4 moves lose against the equilibrium of the hidden-information game.
 
-The engine searches round 4 below EXACT_MIN_SECONDS a move (solver.interfaces.engine: 100 ms
-matches included), so its round-4 play is ISMCTS play, which the in-process bots of the
-screens never show (they solve round 4). This grades that play, for the default search and
-for settings on top of it:
+The engine searches round 4 below EXACT_MIN_SECONDS a move (solver.interfaces.engine: 50 ms
+since bench/STRENGTH.md's test 31, 150 ms before it, so 100 ms matches searched it), and
+there its round-4 play is ISMCTS play, which the in-process bots of the screens never show
+(they solve round 4). This grades that play, for the default search and for settings on
+top of it:
 
     python -m solver.bench.round4_loss bench/matches/final_100ms_r17.jsonl.gz \\
         [--setting hand_bandit=1 ...] [--view] [--games 120] [--first 0] [--iterations 90000] [--seconds 5]

@@ -7,7 +7,9 @@ For each game record (as `dnoir match --out` writes them, gzipped or not) that r
 cards, all known to the record) is written, one DNP a line, in the records' order; games
 that end before it (a third city) are skipped and counted on stderr. A match from a book of
 round-4 starts measures round-4 play alone: every pair starts where a real game entered
-round 4, and the noise of the rounds before it is gone (bench/STRENGTH.md, round 21).
+round 4, and the noise of the rounds before it is gone (bench/STRENGTH.md, round 21). A record
+that itself started from a book after the round's first move has no start of that round: its
+first position is written if it is in the round.
 
 >>> record = {"deal": "-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a", "moves": "8 T 7 C 8"}
 >>> [str(pos) for pos in round_starts([record], 4)]

@@ -58,6 +58,12 @@ def test_a_book_that_cannot_be_used_is_one_line_naming_the_line(lines, message):
     assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
 
 
+def test_a_byte_order_mark_before_the_first_line_is_allowed(starts, tmp_path):
+    path = tmp_path / "book.txt"
+    path.write_bytes(("\ufeff" + "".join(f"{pos}\n" for pos in starts)).encode())
+    assert read_book(str(path)).positions == tuple(starts)
+
+
 def test_a_finished_game_is_not_a_start():
     record = play_job(make_jobs([("greedy", "random")], pairs=1, seed=2)[0])
     end = Position.parse(record["deal"])
@@ -90,8 +96,9 @@ def test_match_from_a_book_resumes_only_from_the_same_book(starts, tmp_path):
     book.write_text("".join(f"{pos}\n" for pos in starts))
     other.write_text(f"{starts[0]}\n")
     out = tmp_path / "games.jsonl"
+    # two worker processes: the jobs carry the book's positions to them
     first = dnoir("match", "greedy", "random", "--pairs", "2", "--book", str(book), "--out", str(out), "--json",
-                  "--workers", "1", cwd=tmp_path)
+                  "--workers", "2", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["units"] == 2
     digest = read_book(str(book)).digest
@@ -111,11 +118,15 @@ def test_match_from_a_book_resumes_only_from_the_same_book(starts, tmp_path):
 @pytest.mark.parametrize("content, message", [
     (None, "cannot be read"),
     ("x\n", "line 1: position"),
-    (b"\xff\xfe\n", "not UTF-8 text"),
+    (b"# a comment\n\xff\xfe\n", "line 2: not valid UTF-8"),
+    (b"x" * 5000, "line 1: longer than 4,096 bytes"),
+    ("/dev/zero", "line 1: longer than 4,096 bytes"),  # read up to the cap, not forever
 ])
 def test_a_bad_book_stops_the_match_with_one_line(content, message, tmp_path):
     path = tmp_path / "book.txt"
-    if isinstance(content, bytes):
+    if content == "/dev/zero":
+        path = content
+    elif isinstance(content, bytes):
         path.write_bytes(content)
     elif content is not None:
         path.write_text(content)

@@ -126,6 +126,29 @@ def test_a_session_of_two_positions(engine):
     assert any(line.startswith("info ") and " exact " in line for line in e.lines)
 
 
+def test_round_4_is_solved_from_exact_min_seconds_and_searched_below_it(engine):
+    from solver.interfaces.engine import EXACT_MIN_SECONDS
+
+    below, at = round(EXACT_MIN_SECONDS * 1000) - 1, round(EXACT_MIN_SECONDS * 1000)
+    assert at == 50  # test 31 of bench/STRENGTH.md (it was 150 ms before)
+    e = engine()
+    for movetime in (below, at):
+        e.lines.clear()
+        e.send(f"position {ROUND4}", f"go movetime {movetime}")
+        e.expect("bestmove")
+        final = [line for line in e.lines if line.startswith("info ")][-1]
+        assert (" exact " in final) == (movetime == at), (movetime, final)
+    e.send("quit")
+    assert e.close() == 0
+    # --exact-from moves the threshold: the engine before test 31 is --exact-from 150
+    old = engine("--exact-from", "150")
+    old.send(f"position {ROUND4}", "go movetime 100")
+    old.expect("bestmove")
+    assert not any(" exact " in line for line in old.lines if line.startswith("info "))
+    old.send("quit")
+    assert old.close() == 0
+
+
 def test_dn_announces_every_option_between_id_and_dnok(engine):
     e = engine("--threads", "3", "--policy", "greedy")
     e.send("dn")

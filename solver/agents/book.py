@@ -23,11 +23,15 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from solver.base.jsonl import utf8_problem
 from solver.errors import BookError, DnoirError
 from solver.rules.position import Position
 
 # The most positions a book may hold: far more than any match plays pairs, and a bound on memory.
 MAX_BOOK_POSITIONS = 1_000_000
+# The longest line a book may have, in bytes: a position is under 200 characters, so a longer
+# line is no position, and reading stops there (a book of /dev/zero is refused, not read forever).
+MAX_BOOK_LINE_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -71,9 +75,24 @@ def parse_book(lines: Iterable[str], name: str) -> Book:
 def read_book(path: str) -> Book:
     """The book in the file at `path`; BookError for a file that cannot be read or used."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return parse_book(f, path)
-    except UnicodeDecodeError:
-        raise BookError(f"{path}: not UTF-8 text") from None
+        with open(path, "rb") as f:
+            return parse_book(_text_lines(f, path), path)
     except OSError as e:
         raise BookError(f"{path}: cannot be read ({e.strerror or e})") from None
+
+
+def _text_lines(f, name: str):
+    """The lines of a binary file as text; BookError at a line too long or not UTF-8 (a byte
+    order mark before the first line is allowed, as editors write one)."""
+    number = 0
+    while True:
+        chunk = f.readline(MAX_BOOK_LINE_BYTES + 1)
+        if not chunk:
+            return
+        number += 1
+        if len(chunk) > MAX_BOOK_LINE_BYTES:
+            raise BookError(f"{name} line {number}: longer than {MAX_BOOK_LINE_BYTES:,} bytes (not a position)")
+        try:
+            yield chunk.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as e:
+            raise BookError(f"{name} line {number}: {utf8_problem(e)}") from None
