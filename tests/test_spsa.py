@@ -194,21 +194,25 @@ def test_resuming_with_other_workers_names_the_setting(tmp_path, capsys):
     assert exit_.value.code == 2 and "settings differ from these in batch" in capsys.readouterr().err
 
 
-def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
+def _processes_naming(path) -> list[str]:
+    """The pids of the processes whose command line names `path` (a run and its workers, which
+    are forks of it)."""
     import os
+
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if str(path).encode() in f.read():
+                    found.append(entry)
+        except OSError:  # not a process, or gone
+            pass
+    return found
+
+
+def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
     import subprocess
     import sys
-
-    def left():  # the workers are forks of the run: their command line names its output
-        found = []
-        for entry in os.listdir("/proc"):
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if str(out).encode() in f.read():
-                        found.append(entry)
-            except OSError:  # not a process, or gone
-                pass
-        return found
 
     out = tmp_path / "run.jsonl"
     # run from elsewhere than the checkout, whose unbuilt solver/ would shadow the installed package
@@ -216,7 +220,7 @@ def test_sigterm_stops_it_with_its_batches_kept_and_no_worker_left(tmp_path):
                             "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        _stop_and_check(run, out, left)
+        _stop_and_check(run, out, lambda: _processes_naming(out))
     finally:  # a failing check leaves no process behind
         if run.poll() is None:
             run.kill()
@@ -231,23 +235,12 @@ def test_sigterm_to_the_whole_group_stops_it_the_same_way(tmp_path):
     import subprocess
     import sys
 
-    def left():
-        found = []
-        for entry in os.listdir("/proc"):
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if str(out).encode() in f.read():
-                        found.append(entry)
-            except OSError:
-                pass
-        return found
-
     out = tmp_path / "run.jsonl"
     run = subprocess.Popen([sys.executable, "-m", "solver.bench.spsa", "ismcts:iterations=300", "--param", EXPLORATION,
                             "--pairs", "1000", "--workers", "2", "--seed", "1", "--out", str(out)],
                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
     try:
-        _stop_and_check(run, out, left, send=lambda: os.killpg(run.pid, signal.SIGTERM))
+        _stop_and_check(run, out, lambda: _processes_naming(out), send=lambda: os.killpg(run.pid, signal.SIGTERM))
     finally:
         if run.poll() is None:
             run.kill()
