@@ -1,10 +1,14 @@
 """Fit the round-end model (solver/solvers/roundmodel.py) from uniformly random games.
 
-    python -m solver.bench.round_model [--games-per-seed 60000] [--seeds 8] [--truth N] [--out FILE]
+    python -m solver.bench.round_model [--games-per-seed 60000] [--seeds 8] [--round4 random|open]
+                                       [--truth N] [--out FILE]
 
 Each seed plays its games with random.Random(seed) (deals by Position.random_deal, moves by
 random.choice over the legal moves); every state just after a round ended is a sample, labelled
-with the game's result for a (1, 1/2, 0). The first eighth of the samples is held out; the rest,
+with the game's result for a (1, 1/2, 0); with `--round4 open`, a game that reaches round 4 is
+labelled instead by round 4 played perfectly with open hands from its start (solver.solvers.endgame,
+what the engine's exact round 4 comes nearer to than random play does), the same games and
+states (the random game still goes on, so the random stream is the same). The first eighth of the samples is held out; the rest,
 with each state mirrored (a and b swapped, the label 1 - y), fits one logistic regression per
 round by Newton's method (L2 weight 1). The held-out log-loss and Brier score are printed
 against the constant 1/2, and, with --truth N, the root mean square error against the mean of
@@ -23,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from solver.rules.position import Position
+from solver.solvers.endgame import solve
 from solver.solvers.roundmodel import ROUNDS_MODELLED, WEIGHTS_FILE, features, line_top
 
 SEED_BITS = 50  # Position.random_deal takes seeds below 2**53
@@ -33,19 +38,31 @@ def result_for_a(pos: Position) -> float:
     return 1.0 if winner == "a" else (0.5 if winner is None else 0.0)
 
 
-def samples(seed: int, games: int) -> np.ndarray:
+OPEN_SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+def open_value_for_a(pos: Position) -> float:
+    """a's result when the rest of the game is played perfectly with open hands."""
+    value = OPEN_SCORE[solve(pos, mode="open").moves[0].outcome]  # for the side to move
+    return value if pos.to_move == 0 else 1.0 - value
+
+
+def samples(seed: int, games: int, round4: str = "random") -> np.ndarray:
     """Rows of: ended round, next first player, a's 11 counts, b's 11 counts, 5 line kinds, label."""
     rng = random.Random(seed)
     rows = []
     for _ in range(games):
         pos = Position.random_deal(rng.getrandbits(SEED_BITS))
-        states, current = [], pos.round
+        states, current, label = [], pos.round, None
         while not pos.is_over:
             pos = pos.play(rng.choice(pos.legal_moves()))
             if not pos.is_over and pos.round != current:
                 current = pos.round
                 states.append([current - 1, pos.first, *pos.colls[0], *pos.colls[1], *line_top(pos.line)])
-        label = result_for_a(pos)
+                if current == 4 and round4 == "open":
+                    label = open_value_for_a(pos)
+        if label is None:
+            label = result_for_a(pos)
         rows.extend(state + [label] for state in states)
     return np.array(rows, dtype=float)
 
@@ -108,9 +125,11 @@ def main(argv=None) -> int:
     parser.add_argument("--games-per-seed", type=int, default=60000)
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--out", default=str(WEIGHTS_FILE))
+    parser.add_argument("--round4", choices=("random", "open"), default="random",
+                        help="round 4 in the labels: played at random, or perfectly with open hands")
     parser.add_argument("--truth", type=int, default=0, metavar="N")
     args = parser.parse_args(argv)
-    data = np.vstack([samples(seed, args.games_per_seed) for seed in range(1, args.seeds + 1)])
+    data = np.vstack([samples(seed, args.games_per_seed, args.round4) for seed in range(1, args.seeds + 1)])
     held_out, train = data[: len(data) // 8], data[len(data) // 8:]
     train = np.vstack([train, mirrored(train)])
     weights = []
@@ -124,7 +143,8 @@ def main(argv=None) -> int:
               f"(1/2: {np.mean((0.5 - y) ** 2):.4f})")
     Path(args.out).write_text(json.dumps({
         "fitted_by": " ".join(["python -m solver.bench.round_model", *(argv if argv is not None else sys.argv[1:])]),
-        "games_per_seed": args.games_per_seed, "seeds": args.seeds, "weights": weights}) + "\n")
+        "games_per_seed": args.games_per_seed, "seeds": args.seeds, **({"round4": "open"} if args.round4 == "open" else {}),
+        "weights": weights}) + "\n")
     print(f"wrote {args.out}")
     if args.truth:
         truth_error(weights, args.truth)
