@@ -113,6 +113,9 @@ def test_match_from_a_book_resumes_only_from_the_same_book(starts, tmp_path):
                     "--resume", "--workers", "1", cwd=tmp_path)
     assert resumed.returncode == 0 and "4 games already" in resumed.stderr
     assert sorted(r["deal"] for r in read_records(out)) == sorted(str(starts[k]) for k in (0, 0, 1, 1, 2, 2))
+    # a game from a book replays from the book's position, named as such
+    replayed = dnoir("replay", str(out), "--move", "0", cwd=tmp_path)
+    assert replayed.returncode == 0 and "the book's position:" in replayed.stdout, replayed.stderr
 
 
 @pytest.mark.parametrize("content, message", [

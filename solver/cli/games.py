@@ -380,7 +380,8 @@ def replay(file, index, at_move, compact):
     if at_move is not None:
         for token in tokens[:at_move]:
             pos = pos.play(token)
-        click.echo(f"after move {at_move}:" if at_move else "the deal:")
+        start = "the book's position:" if "book" in record else "the deal:"  # a --book game starts mid-game
+        click.echo(f"after move {at_move}:" if at_move else start)
         click.echo(render_board(pos))
         return
     click.echo(render_board(pos))
