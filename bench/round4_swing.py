@@ -52,6 +52,13 @@ from solver.solvers.roundmodel import ROUNDS_MODELLED, win_probability
 OUTCOME_SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
+def open_value(pos: Position, player: int) -> float:
+    """`player`'s result (1, 1/2 or 0) when the rest of the game is played perfectly with open
+    hands (solver.solvers.endgame), whoever is to move."""
+    value = OUTCOME_SCORE[solve(pos, mode="open").moves[0].outcome]  # for the side to move
+    return value if pos.to_move == player else 1.0 - value
+
+
 @dataclass(frozen=True)
 class Round4Split:
     """A match's games split at round 4, from the side of the pairing's first engine.
@@ -114,9 +121,7 @@ def round4_split(records) -> Round4Split:
             before += 1
             before_score += final
             continue
-        value = OUTCOME_SCORE[solve(pos, mode="open").moves[0].outcome]
-        if "ab"[pos.to_move] != seat:
-            value = 1.0 - value
+        value = open_value(pos, "ab".index(seat))
         entering.append(value)
         swing.append(final - value)
         score.append(final)

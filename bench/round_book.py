@@ -32,16 +32,11 @@ def round_starts(records, round_number: int):
     """The full position at the first move of round `round_number` of each record that reaches it."""
     for record in records:
         pos = Position.parse(record["deal"])
-        moves = record["moves"].split()
-        for move in [*moves, None]:
-            if pos.is_over or pos.round > round_number:
-                break
-            if pos.round == round_number:
-                yield pos
-                break
-            if move is None:
-                break
+        moves = iter(record["moves"].split())
+        while not pos.is_over and pos.round < round_number and (move := next(moves, None)) is not None:
             pos = pos.play(move)
+        if not pos.is_over and pos.round == round_number:
+            yield pos
 
 
 def main(argv=None) -> None:

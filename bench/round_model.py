@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from solver.bench.round4_swing import open_value
 from solver.rules.position import Position
-from solver.solvers.endgame import solve
 from solver.solvers.roundmodel import ROUNDS_MODELLED, WEIGHTS_FILE, features, line_top
 
 SEED_BITS = 50  # Position.random_deal takes seeds below 2**53
@@ -36,15 +36,6 @@ SEED_BITS = 50  # Position.random_deal takes seeds below 2**53
 def result_for_a(pos: Position) -> float:
     winner = pos.result().winner
     return 1.0 if winner == "a" else (0.5 if winner is None else 0.0)
-
-
-OPEN_SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
-
-
-def open_value_for_a(pos: Position) -> float:
-    """a's result when the rest of the game is played perfectly with open hands."""
-    value = OPEN_SCORE[solve(pos, mode="open").moves[0].outcome]  # for the side to move
-    return value if pos.to_move == 0 else 1.0 - value
 
 
 def samples(seed: int, games: int, round4: str = "random") -> np.ndarray:
@@ -60,7 +51,7 @@ def samples(seed: int, games: int, round4: str = "random") -> np.ndarray:
                 current = pos.round
                 states.append([current - 1, pos.first, *pos.colls[0], *pos.colls[1], *line_top(pos.line)])
                 if current == 4 and round4 == "open":
-                    label = open_value_for_a(pos)
+                    label = open_value(pos, 0)
         if label is None:
             label = result_for_a(pos)
         rows.extend(state + [label] for state in states)

@@ -85,8 +85,9 @@ def run_strength_part(games: int = 200, limit: Limit = Limit(seconds=0.1), scali
 def run_latency_part(movetimes=(10, 50, 100, 300), positions: int = 6) -> dict:
     """How late `bestmove` arrives after `go movetime T`, through a real engine subprocess.
 
-    Positions: seeded games stopped in rounds 1 to 4 (round 4 is solved exactly from
-    50 ms, solver.interfaces.engine.EXACT_MIN_SECONDS). Returns the worst and the mean overshoot (answer time minus movetime) in ms.
+    Positions: seeded games stopped in rounds 1 to 4 (round 4 is solved exactly from 50 ms,
+    solver.interfaces.engine.EXACT_MIN_SECONDS). Returns the worst and the mean overshoot
+    (answer time minus movetime) in ms.
     """
     # -I: never import a source tree in the current directory instead of the installed package
     engine = subprocess.Popen([sys.executable, "-I", "-m", "solver.cli", "engine"], stdin=subprocess.PIPE,

@@ -219,11 +219,12 @@ def test_a_spec_the_search_refuses_is_refused_before_any_game(spec, accepted, tm
 def test_the_fit_labels_with_open_hands_round_4_the_same_states():
     # bench/round_model.py --round4 open: the same random games and states, a game that reaches
     # round 4 labelled by round 4 played perfectly with open hands instead of by its random end
-    from solver.bench.round_model import open_value_for_a, samples
+    from solver.bench.round4_swing import open_value
+    from solver.bench.round_model import samples
 
     plain, open_ = samples(5, 30), samples(5, 30, round4="open")
     assert plain.shape == open_.shape and (plain[:, :-1] == open_[:, :-1]).all()
     assert set(open_[:, -1]) <= {0.0, 0.5, 1.0} and (plain[:, -1] != open_[:, -1]).any()
     # the label is a's value whoever is to move: here b wins with open hands (bench/round4_swing.py)
     lost = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
-    assert open_value_for_a(lost) == 0.0 and open_value_for_a(lost.play("8")) == 0.0
+    assert open_value(lost, 0) == 0.0 and open_value(lost.play("8"), 0) == 0.0

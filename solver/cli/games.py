@@ -184,6 +184,12 @@ def _other_match(out, key, pairings, pairs, seed, limit, book=None) -> str:
             f"--seed, budgets and --book, or choose another --out")
 
 
+def _book_option(ctx, param, value):
+    """A click callback: the Book of --book, read when the command line is read (BookError, one
+    line, for a book that cannot be used), or None without the option."""
+    return read_book(value) if value is not None else None
+
+
 def _book_text(digest) -> str:
     return "without --book" if digest is None else f"from the book of digest {digest}"
 
@@ -222,7 +228,7 @@ def _run_options(f):
                      help="Continue --out, skipping the games it holds. Only the same match resumes: same "
                           "specs, --seed, --movetime, --iterations and --book (a file of another match is refused, "
                           "untouched); a larger --pairs extends it.")(f)
-    f = click.option("--book", "book_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+    f = click.option("--book", type=click.Path(dir_okay=False), default=None, metavar="FILE", callback=_book_option,
                      help="Start the pairs from this opening book's positions instead of fresh deals: pair k "
                           "from position k mod N of the file (full positions in DNP, one a line; # comments).")(f)
     f = click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_path,
@@ -243,7 +249,7 @@ def _run_options(f):
 @click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
               help="Stop early on a sequential probability ratio test (as fishtest).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-def match(a, b, pairs, seed, out, book_path, resume, workers, scheduler, movetime, iterations, sprt, as_json):
+def match(a, b, pairs, seed, out, book, resume, workers, scheduler, movetime, iterations, sprt, as_json):
     """Play A against B in duplicate pairs and report the score, Elo and more from A's side.
 
     A and B are bot specs (random, greedy, pimc:worlds=50, ismcts:iterations=2000, ...)
@@ -257,7 +263,6 @@ def match(a, b, pairs, seed, out, book_path, resume, workers, scheduler, movetim
         test = Sprt.parse(sprt) if sprt is not None else None  # '' is a mistake, not "no SPRT"
     except ValueError as e:  # Sprt.parse only reads the option's text: any ValueError is the text's
         raise OptionError(str(e)) from None
-    book = read_book(book_path) if book_path is not None else None
     tallies, stop = _run_games([(checked_player_spec(a), checked_player_spec(b))], pairs, seed, _match_limit(movetime, iterations),
                                out, resume, workers or os.cpu_count() or 1, scheduler, sprt=test, book=book)
     tally = tallies[(a, b)]
@@ -285,7 +290,7 @@ def match(a, b, pairs, seed, out, book_path, resume, workers, scheduler, movetim
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, callback=output_path,
               help="Draw Elo against search budget to this PNG (specs that differ only in budget; extra [plot]).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Elo table as one JSON object.")
-def tournament(specs, pairs, seed, out, book_path, resume, workers, scheduler, movetime, iterations, plot, as_json):
+def tournament(specs, pairs, seed, out, book, resume, workers, scheduler, movetime, iterations, plot, as_json):
     """Round robin between SPECS in duplicate pairs, with a maximum-likelihood Elo table."""
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise click.UsageError("a tournament needs at least two different specs")
@@ -297,7 +302,6 @@ def tournament(specs, pairs, seed, out, book_path, resume, workers, scheduler, m
             import matplotlib  # noqa: F401 - checked before the games, drawn after them
         except ImportError:
             raise click.UsageError("--plot needs matplotlib: pip install 'district-noir-solver[plot]'") from None
-    book = read_book(book_path) if book_path is not None else None
     tallies, stop = _run_games(pairings, pairs, seed, _match_limit(movetime, iterations), out, resume,
                                workers or os.cpu_count() or 1, scheduler, book=book)
     index = {s: i for i, s in enumerate(specs)}
