@@ -1,14 +1,16 @@
 """Fit the round-end model (solver/solvers/roundmodel.py) from uniformly random games.
 
-    python -m solver.bench.round_model [--games-per-seed 60000] [--seeds 8] [--round4 random|open]
-                                       [--truth N] [--out FILE]
+    python -m solver.bench.round_model [--games-per-seed 60000] [--seeds 8] [--round4 random|open|view]
+                                       [--jobs 1] [--truth N] [--out FILE]
 
 Each seed plays its games with random.Random(seed) (deals by Position.random_deal, moves by
 random.choice over the legal moves); every state just after a round ended is a sample, labelled
 with the game's result for a (1, 1/2, 0); with `--round4 open`, a game that reaches round 4 is
 labelled instead by round 4 played perfectly with open hands from its start (solver.solvers.endgame,
-what the engine's exact round 4 comes nearer to than random play does), the same games and
-states (the random game still goes on, so the random stream is the same). The first eighth of the samples is held out; the rest,
+what the engine's exact round 4 comes nearer to than random play does); with `--round4 view`, by
+round 4 played out by each side's one-player view (solver.solvers.endgame's hidden-hands solve, the
+engine's own round 4 below its equilibrium's reach). The same games and states either way (the
+random game still goes on, so the random stream is the same). The first eighth of the samples is held out; the rest,
 with each state mirrored (a and b swapped, the label 1 - y), fits one logistic regression per
 round by Newton's method (L2 weight 1). The held-out log-loss and Brier score are printed
 against the constant 1/2, and, with --truth N, the root mean square error against the mean of
@@ -22,12 +24,15 @@ import argparse
 import json
 import random
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from solver.bench.round4_swing import open_value
 from solver.rules.position import Position
+from solver.solvers.endgame import solve
+from solver.solvers.search import mover_view
 from solver.solvers.roundmodel import ROUNDS_MODELLED, WEIGHTS_FILE, features, line_top
 
 SEED_BITS = 50  # Position.random_deal takes seeds below 2**53
@@ -36,6 +41,19 @@ SEED_BITS = 50  # Position.random_deal takes seeds below 2**53
 def result_for_a(pos: Position) -> float:
     winner = pos.result().winner
     return 1.0 if winner == "a" else (0.5 if winner is None else 0.0)
+
+
+def view_value(pos: Position, player: int) -> float:
+    """`player`'s result (1, 1/2 or 0) when the rest of round 4 is played by each side's
+    one-player view: every choice the view solver's best move for the mover's hand, the
+    opponent's hand unseen (a forced move is played without a solve)."""
+    while not pos.is_over:
+        moves = pos.legal_moves()
+        pos = pos.play(moves[0] if len(moves) == 1 else solve(mover_view(pos), mode="view").best)
+    return result_for_a(pos) if player == 0 else 1.0 - result_for_a(pos)
+
+
+LABELS = {"open": open_value, "view": view_value}
 
 
 def samples(seed: int, games: int, round4: str = "random") -> np.ndarray:
@@ -50,8 +68,8 @@ def samples(seed: int, games: int, round4: str = "random") -> np.ndarray:
             if not pos.is_over and pos.round != current:
                 current = pos.round
                 states.append([current - 1, pos.first, *pos.colls[0], *pos.colls[1], *line_top(pos.line)])
-                if current == 4 and round4 == "open":
-                    label = open_value(pos, 0)
+                if current == 4 and round4 in LABELS:
+                    label = LABELS[round4](pos, 0)
         if label is None:
             label = result_for_a(pos)
         rows.extend(state + [label] for state in states)
@@ -116,11 +134,15 @@ def main(argv=None) -> int:
     parser.add_argument("--games-per-seed", type=int, default=60000)
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--out", default=str(WEIGHTS_FILE))
-    parser.add_argument("--round4", choices=("random", "open"), default="random",
-                        help="round 4 in the labels: played at random, or perfectly with open hands")
+    parser.add_argument("--round4", choices=("random", *LABELS), default="random",
+                        help="round 4 in the labels: played at random, perfectly with open hands, "
+                             "or by each side's one-player view")
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing the seeds' games")
     parser.add_argument("--truth", type=int, default=0, metavar="N")
     args = parser.parse_args(argv)
-    data = np.vstack([samples(seed, args.games_per_seed, args.round4) for seed in range(1, args.seeds + 1)])
+    seeds = range(1, args.seeds + 1)
+    with ProcessPoolExecutor(args.jobs) as pool:  # the seeds' samples are independent
+        data = np.vstack(list(pool.map(samples, seeds, [args.games_per_seed] * len(seeds), [args.round4] * len(seeds))))
     held_out, train = data[: len(data) // 8], data[len(data) // 8:]
     train = np.vstack([train, mirrored(train)])
     weights = []
@@ -134,7 +156,7 @@ def main(argv=None) -> int:
               f"(1/2: {np.mean((0.5 - y) ** 2):.4f})")
     Path(args.out).write_text(json.dumps({
         "fitted_by": " ".join(["python -m solver.bench.round_model", *(argv if argv is not None else sys.argv[1:])]),
-        "games_per_seed": args.games_per_seed, "seeds": args.seeds, **({"round4": "open"} if args.round4 == "open" else {}),
+        "games_per_seed": args.games_per_seed, "seeds": args.seeds, **({"round4": args.round4} if args.round4 in LABELS else {}),
         "weights": weights}) + "\n")
     print(f"wrote {args.out}")
     if args.truth:

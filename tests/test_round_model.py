@@ -228,3 +228,22 @@ def test_the_fit_labels_with_open_hands_round_4_the_same_states():
     # the label is a's value whoever is to move: here b wins with open hands (bench/round4_swing.py)
     lost = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
     assert open_value(lost, 0) == 0.0 and open_value(lost.play("8"), 0) == 0.0
+
+
+def test_the_fit_labels_with_round_4_played_by_each_sides_view_the_same_states():
+    # bench/round_model.py --round4 view: round 4 played out by each side's one-player view (the
+    # opponent's hand unseen), which is neither random play nor open-hands perfect play
+    from solver.bench.round_model import samples, view_value
+    from solver.solvers.search import advise
+
+    plain, open_, view = samples(5, 30), samples(5, 30, round4="open"), samples(5, 30, round4="view")
+    assert plain.shape == view.shape and (plain[:, :-1] == view[:, :-1]).all()
+    assert set(view[:, -1]) <= {0.0, 0.5, 1.0} and (plain[:, -1] != view[:, -1]).any()
+    assert (open_[:, -1] != view[:, -1]).any()
+    # a's label and b's add to 1; the play is the engine's own view answer, move by move
+    start = Position.parse("-287-18C5 788/C 6666777788+2+2+2+2+3+3-1-2-3/555678+4-1-2-2-3C 4 a a")
+    assert view_value(start, 0) + view_value(start, 1) == 1.0
+    pos = start
+    while not pos.is_over:
+        pos = pos.play(advise(pos, exact=True, endgame="view").best)
+    assert view_value(start, 0) == {"a": 1.0, "b": 0.0, None: 0.5}[pos.result().winner]
