@@ -373,6 +373,7 @@ cdef class Searcher:
     cdef double exploration
     cdef double opponent_exploration    # at the opponent's decisions
     cdef double root_exploration        # at the root, whose visits are the advice
+    cdef double round4_exploration      # at round-4 decisions below a root of rounds 1-3 (< 0: off)
     cdef int tree_rounds                # rounds the tree spans from the root's (0: to the game's end)
     cdef bint settled_stop              # the descent and the playout end at a settled result
     cdef double margin_weight
@@ -560,6 +561,9 @@ cdef class Searcher:
             c = c_own if world.to_move == unseen.observer else c_opp
             if node == 0:
                 c = self.root_exploration
+            elif Variant is ModelSearch and world.round == LAST_ROUND and self.round4_exploration >= 0 \
+                    and self.root.round < LAST_ROUND:
+                c = self.round4_exploration  # round 4's played-out results below a root of rounds 1-3
             tried = 0
             best_child = NO_NODE
             best_score = -1e300
@@ -723,7 +727,7 @@ cdef class Searcher:
               str policy="random", double margin_weight=0.0, bint tuned=False,
               opponent_exploration=None, double opponent_hands=0.0, round_model=None,
               root_exploration=None, int tree_rounds=0, bint settled_stop=False,
-              bint hand_bandit=False):
+              bint hand_bandit=False, round4_exploration=None):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
@@ -733,7 +737,11 @@ cdef class Searcher:
 
         `root_exploration` (None: `exploration`) is the constant at the root, whose visits
         choose the advice: a larger one spreads them for the choice at the root (simple regret)
-        while the nodes below keep theirs.
+        while the nodes below keep theirs. `round4_exploration` (None: the usual constants) is
+        the constant at the round-4 decisions of a tree whose root is in rounds 1-3, both
+        players': with the round-end model, those are the only nodes whose results are played
+        out (0, 1/2 or 1) rather than the model's probabilities, and a constant tuned for the
+        one over- or under-explores the other.
 
         `tree_rounds` (0 to 4; 0: no limit) is how many rounds the tree spans, the root's
         first: with 1, an iteration leaves the tree when the root's round ends and plays the
@@ -768,6 +776,9 @@ cdef class Searcher:
             root_exploration = exploration
         if not (0 <= root_exploration <= MAX_EXPLORATION):  # False for NaN too
             raise ValueError(f"root_exploration: {root_exploration!r} is out of range (0 to {MAX_EXPLORATION:g})")
+        if round4_exploration is not None and not (0 <= round4_exploration <= MAX_EXPLORATION):
+            raise ValueError(f"round4_exploration: {round4_exploration!r} is out of range "
+                             f"(0 to {MAX_EXPLORATION:g})")
         if not (0 <= tree_rounds <= LAST_ROUND):
             raise ValueError(f"tree_rounds: {tree_rounds!r} is out of range (0 to {LAST_ROUND})")
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
@@ -792,6 +803,7 @@ cdef class Searcher:
         self.exploration = exploration
         self.opponent_exploration = opponent_exploration
         self.root_exploration = root_exploration
+        self.round4_exploration = -1.0 if round4_exploration is None else round4_exploration
         self.tree_rounds = tree_rounds
         self.settled_stop = settled_stop
         # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin

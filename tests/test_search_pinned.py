@@ -105,3 +105,28 @@ def test_each_option_reaches_the_options_variant(option):
         searcher.search(iterations=3000)
         trees.append({m: (s.visits, s.reward) for m, s in searcher.root_stats().items()})
     assert trees[0] != trees[1]
+
+
+def _round4_trees(pos: Position, **options) -> list:
+    view = pos.view("ab"[pos.to_move])
+    trees = []
+    for round4 in (None, 0.7):
+        searcher = Searcher(max_nodes=200_000)
+        searcher.start(view.core, observer=view.to_move, seed=5, opponent_hands=10.0, exploration=0.35,
+                       round4_exploration=round4, **options)
+        searcher.search(iterations=3000)
+        trees.append(searcher.root_stats())
+    return trees
+
+
+def test_the_round_4_constant_acts_at_round_4_below_rounds_1_to_3_with_the_model_only():
+    pos, rng = Position.random_deal(32), random.Random(32)
+    while pos.round < 3 or sum(pos.actions) < 8:  # late in round 3: the tree reaches round 4
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    with_model, played_out = _round4_trees(pos, round_model=weights()), _round4_trees(pos)
+    assert with_model[0] != with_model[1]
+    assert played_out[0] == played_out[1]  # without the model every result is played out: no effect
+    while pos.round < 4:  # a root in round 4: the root's own constant, the usual ones below it
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    at_round_4 = _round4_trees(pos, round_model=weights())
+    assert at_round_4[0] == at_round_4[1]

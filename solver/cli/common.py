@@ -146,6 +146,9 @@ def search_options(command):
         click.option("--root-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
                      help="The exploration constant at the root, whose visits choose the advice "
                           "[default: the preset's, which is --exploration's]."),
+        click.option("--round4-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
+                     help="With the round-end model, the exploration constant at round 4's decisions "
+                          "below a root of rounds 1-3, whose results are played out [default: the preset's]."),
         click.option("--margin", type=Real(0.0, 1.0), default=None,
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
                           "this fraction of a win; needs played-out games (--no-round-model) "
@@ -175,11 +178,12 @@ def search_options(command):
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
-        def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration, margin, tuned,
-                    opponent_hands, hand_bandit, reuse, tree_rounds, settled_stop, round_model, **kwargs):
+        def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration,
+                    round4_exploration, margin, tuned, opponent_hands, hand_bandit, reuse, tree_rounds,
+                    settled_stop, round_model, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
-                                  margin=margin, tuned=tuned,
+                                  round4_exploration=round4_exploration, margin=margin, tuned=tuned,
                                   opponent_hands=opponent_hands, reuse=reuse, round_model=round_model,
                                   tree_rounds=tree_rounds, settled_stop=settled_stop, hand_bandit=hand_bandit)
             return callback(*args, config=config, **kwargs)

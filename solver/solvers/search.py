@@ -229,6 +229,7 @@ class IsmctsSearch:
                        policy=config.policy.value,
                        margin_weight=config.margin_weight, tuned=config.tuned,
                        opponent_hands=config.opponent_hands, hand_bandit=config.hand_bandit,
+                       round4_exploration=config.round4_exploration,
                        round_model=roundmodel.weights() if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:

@@ -52,6 +52,12 @@ class SearchConfig:
     - `opponent_exploration`: the constant at the opponent's decisions (None: `exploration`);
     - `root_exploration`: the constant at the root, whose visits choose the advice (None:
       `exploration`);
+    - `round4_exploration`: with `round_model`, the constant at both players' round-4 decisions
+      in a tree whose root is in rounds 1-3 (None: the constants above). With the model those
+      are the only nodes whose results are played out, 0, 1/2 or 1, rather than the model's
+      probabilities, so the constant tuned for the model's values may explore them too little
+      (0.7 searched round 4 itself as well as the solver plays it, where 0.35 lost); off by
+      default (bench/STRENGTH.md's test 33: +2.5 Elo, undecided); no effect without the model;
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
       since bench/STRENGTH.md's test 27, with `round_model`);
@@ -89,6 +95,7 @@ class SearchConfig:
     exploration: float = 0.35
     opponent_exploration: float | None = None
     root_exploration: float | None = None
+    round4_exploration: float | None = None
     policy: Policy = Policy.TAKER
     margin_weight: float = 0.0
     tuned: bool = False
@@ -106,6 +113,8 @@ class SearchConfig:
             _real("opponent_exploration", self.opponent_exploration, 0.0, MAX_EXPLORATION)
         if self.root_exploration is not None:
             _real("root_exploration", self.root_exploration, 0.0, MAX_EXPLORATION)
+        if self.round4_exploration is not None:
+            _real("round4_exploration", self.round4_exploration, 0.0, MAX_EXPLORATION)
         if self.policy not in POLICY_NAMES:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
@@ -152,6 +161,8 @@ class SearchConfig:
             constant += f", {self.opponent:g} at the opponent's decisions"
         if self.root_exploration is not None and self.root_exploration != self.exploration:
             constant += f", {self.root_exploration:g} at the root"
+        if self.round_model and self.round4_exploration is not None:
+            constant += f", {self.round4_exploration:g} at round 4's decisions below rounds 1-3"
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
             f"; the opponent's choices learnt per hand it holds (prior {self.opponent_hands:g} visits)"
@@ -180,8 +191,9 @@ class SearchConfig:
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 root_exploration=None, margin=None, tuned=None, opponent_hands=None, reuse=None,
-                 round_model=None, tree_rounds=None, settled_stop=None, hand_bandit=None) -> SearchConfig:
+                 root_exploration=None, round4_exploration=None, margin=None, tuned=None, opponent_hands=None,
+                 reuse=None, round_model=None, tree_rounds=None, settled_stop=None,
+                 hand_bandit=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
     `margin_weight`; `tuned`, `reuse`, `round_model`, `settled_stop` and `hand_bandit` may be given
@@ -194,7 +206,7 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
     if preset not in PRESETS:
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
-                                   root_exploration=root_exploration,
+                                   root_exploration=root_exploration, round4_exploration=round4_exploration,
                                    margin_weight=margin, tuned=None if tuned is None else bool(tuned),
                                    opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
                                    round_model=None if round_model is None else bool(round_model),

@@ -1,0 +1,51 @@
+"""The `round4_exploration` search option: with the round-end model, the UCB constant at both
+players' round-4 decisions in a tree whose root is in rounds 1-3, the only nodes whose results
+are played out (bench/STRENGTH.md's test 33). Unset by default: the tree node for node as before
+(tests/test_search_pinned.py pins it and checks where the option acts)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from solver import Position
+from solver.agents.bots import make_bot
+from solver.errors import ArgumentError, SpecError
+from solver.solvers._ismcts import Searcher
+from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
+
+
+def test_unset_by_default_and_in_every_preset():
+    assert all(preset.round4_exploration is None for preset in PRESETS.values())
+
+
+@pytest.mark.parametrize("bad", [-0.1, 101.0, float("nan")])
+def test_searcher_refuses_out_of_range(bad):
+    pos = Position.random_deal(1)
+    view = pos.view("ab"[pos.to_move])
+    with pytest.raises(ValueError, match="round4_exploration"):
+        Searcher(max_nodes=1000).start(view.core, observer=view.to_move, round4_exploration=bad)
+
+
+def test_options_spec_keys_and_assumptions():
+    assert from_options(round4_exploration=0.7).round4_exploration == 0.7
+    assert make_bot("ismcts:iterations=10,round4_exploration=0.7").config.round4_exploration == 0.7
+    assert "0.7 at round 4's decisions below rounds 1-3" in from_options(round4_exploration=0.7).assumes
+    assert "round 4's decisions" not in SearchConfig().assumes
+    # without the model the option acts nowhere, and the assumptions do not claim it
+    assert "round 4's decisions" not in from_options(round4_exploration=0.7, round_model=0).assumes
+    with pytest.raises(ArgumentError, match=r"round4_exploration: -1 is out of range"):
+        SearchConfig(round4_exploration=-1)
+    with pytest.raises(SpecError, match="round4_exploration"):
+        make_bot("ismcts:iterations=10,round4_exploration=x")
+
+
+def test_the_cli_option_reaches_the_search_and_its_json():
+    dnp = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "advise", dnp, "--iterations", "200", "--json",
+                          "--round4-exploration", "0.7"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert '"round4_exploration": 0.7' in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "solver.cli", "advise", dnp, "--round4-exploration", "200"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "round4-exploration" in bad.stderr and bad.stderr.count("\n") == 1
