@@ -129,6 +129,14 @@ def truth_error(weights, states: int, rollouts: int = 40, seed: int = 99) -> Non
               f"model's RMS error {np.sqrt(max(0.0, np.mean((p - m) ** 2) - noise)):.3f} ({states} states)")
 
 
+def positive(text: str) -> int:
+    """An argparse type: a whole number of 1 or more."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not 1 or more")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games-per-seed", type=int, default=60000)
@@ -137,12 +145,16 @@ def main(argv=None) -> int:
     parser.add_argument("--round4", choices=("random", *LABELS), default="random",
                         help="round 4 in the labels: played at random, perfectly with open hands, "
                              "or by each side's one-player view")
-    parser.add_argument("--jobs", type=int, default=1, help="processes playing the seeds' games")
+    parser.add_argument("--jobs", type=positive, default=1, help="processes playing the seeds' games")
     parser.add_argument("--truth", type=int, default=0, metavar="N")
     args = parser.parse_args(argv)
     seeds = range(1, args.seeds + 1)
-    with ProcessPoolExecutor(args.jobs) as pool:  # the seeds' samples are independent
-        data = np.vstack(list(pool.map(samples, seeds, [args.games_per_seed] * len(seeds), [args.round4] * len(seeds))))
+    games, labels = [args.games_per_seed] * len(seeds), [args.round4] * len(seeds)
+    if args.jobs == 1:
+        data = np.vstack(list(map(samples, seeds, games, labels)))
+    else:
+        with ProcessPoolExecutor(args.jobs) as pool:  # the seeds' samples are independent, in seed order
+            data = np.vstack(list(pool.map(samples, seeds, games, labels)))
     held_out, train = data[: len(data) // 8], data[len(data) // 8:]
     train = np.vstack([train, mirrored(train)])
     weights = []

@@ -739,7 +739,7 @@ cdef class Searcher:
         choose the advice: a larger one spreads them for the choice at the root (simple regret)
         while the nodes below keep theirs. `round4_exploration` (None: the usual constants) is
         the constant at the round-4 decisions of a tree whose root is in rounds 1-3, both
-        players': with the round-end model, those are the only nodes whose results are played
+        players': with the round-end model, those are the only nodes whose results are all played
         out (0, 1/2 or 1) rather than the model's probabilities, and a constant tuned for the
         one over- or under-explores the other.
 

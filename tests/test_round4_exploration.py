@@ -1,6 +1,6 @@
 """The `round4_exploration` search option: with the round-end model, the UCB constant at both
 players' round-4 decisions in a tree whose root is in rounds 1-3, the only nodes whose results
-are played out (bench/STRENGTH.md's test 33). Unset by default: the tree node for node as before
+are all played out (bench/STRENGTH.md's test 33). Unset by default: the tree node for node as before
 (tests/test_search_pinned.py pins it and checks where the option acts)."""
 
 import subprocess
@@ -34,6 +34,8 @@ def test_options_spec_keys_and_assumptions():
     assert "round 4's decisions" not in SearchConfig().assumes
     # without the model the option acts nowhere, and the assumptions do not claim it
     assert "round 4's decisions" not in from_options(round4_exploration=0.7, round_model=0).assumes
+    # nor when the tree ends with the root's round, so never reaches round 4 below rounds 1-3
+    assert "round 4's decisions" not in from_options(round4_exploration=0.7, tree_rounds=1).assumes
     with pytest.raises(ArgumentError, match=r"round4_exploration: -1 is out of range"):
         SearchConfig(round4_exploration=-1)
     with pytest.raises(SpecError, match="round4_exploration"):
@@ -42,10 +44,11 @@ def test_options_spec_keys_and_assumptions():
 
 def test_the_cli_option_reaches_the_search_and_its_json():
     dnp = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
-    run = subprocess.run([sys.executable, "-m", "solver.cli", "advise", dnp, "--iterations", "200", "--json",
+    # -I: the installed package, whatever the current directory holds
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", dnp, "--iterations", "200", "--json",
                           "--round4-exploration", "0.7"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert '"round4_exploration": 0.7' in run.stdout
-    bad = subprocess.run([sys.executable, "-m", "solver.cli", "advise", dnp, "--round4-exploration", "200"],
+    bad = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", dnp, "--round4-exploration", "200"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "round4-exploration" in bad.stderr and bad.stderr.count("\n") == 1

@@ -121,6 +121,8 @@ def _round4_trees(pos: Position, **options) -> list:
 
 def test_the_round_4_constant_acts_at_round_4_below_rounds_1_to_3_with_the_model_only():
     pos, rng = Position.random_deal(32), random.Random(32)
+    early = _round4_trees(pos, round_model=weights())  # a round-1 root: its tree never reaches round 4
+    assert early[0] == early[1]
     while pos.round < 3 or sum(pos.actions) < 8:  # late in round 3: the tree reaches round 4
         pos = pos.play(rng.choice(pos.legal_moves()))
     with_model, played_out = _round4_trees(pos, round_model=weights()), _round4_trees(pos)

@@ -148,7 +148,7 @@ def search_options(command):
                           "[default: the preset's, which is --exploration's]."),
         click.option("--round4-exploration", type=Real(0.0, MAX_EXPLORATION), default=None,
                      help="With the round-end model, the exploration constant at round 4's decisions "
-                          "below a root of rounds 1-3, whose results are played out [default: the preset's]."),
+                          "below a root of rounds 1-3, whose results are all played out [default: the preset's]."),
         click.option("--margin", type=Real(0.0, 1.0), default=None,
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
                           "this fraction of a win; needs played-out games (--no-round-model) "

@@ -54,10 +54,10 @@ class SearchConfig:
       `exploration`);
     - `round4_exploration`: with `round_model`, the constant at both players' round-4 decisions
       in a tree whose root is in rounds 1-3 (None: the constants above). With the model those
-      are the only nodes whose results are played out, 0, 1/2 or 1, rather than the model's
+      are the only nodes whose results are all played out, 0, 1/2 or 1, rather than the model's
       probabilities, so the constant tuned for the model's values may explore them too little
       (0.7 searched round 4 itself as well as the solver plays it, where 0.35 lost); off by
-      default (bench/STRENGTH.md's test 33: +2.5 Elo, undecided); no effect without the model;
+      default (bench/STRENGTH.md's test 33: +1.5 +- 4.2 Elo, undecided); no effect without the model;
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
       since bench/STRENGTH.md's test 27, with `round_model`);
@@ -161,7 +161,7 @@ class SearchConfig:
             constant += f", {self.opponent:g} at the opponent's decisions"
         if self.root_exploration is not None and self.root_exploration != self.exploration:
             constant += f", {self.root_exploration:g} at the root"
-        if self.round_model and self.round4_exploration is not None:
+        if self.round_model and self.round4_exploration is not None and self.tree_rounds != 1:
             constant += f", {self.round4_exploration:g} at round 4's decisions below rounds 1-3"
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
