@@ -12,7 +12,7 @@ MODULES = ["solver", "solver.rules.cards", "solver.rules.notation", "solver.rule
            "solver.rules._core", "solver.bench.speed", "solver.base.bounds", "solver.agents.progress", "solver.rules.records",
            "solver.solvers.limit", "solver.bench.option_speed", "solver.solvers.searchconfig",
            "solver.bench.round4_loss", "solver.bench.round4_swing", "solver.bench.spsa",
-           "solver.agents.book", "solver.bench.round_book"]
+           "solver.agents.book", "solver.bench.round_book", "solver.bench.model_temperature"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -39,6 +39,8 @@ MAX_WORLDS = 1_000_000
 MAX_SEED = 2**53 - 1  # every seed a user gives or a record holds is exact in any JSON reader
 MAX_EXPLORATION = 100.0
 MAX_TREE_ROUNDS = 4  # the rounds an ISMCTS tree may span (search option tree_rounds; 0: all)
+MIN_MODEL_TEMPERATURE = 0.1  # the round-end model's logit scaled (search option model_temperature)
+MAX_MODEL_TEMPERATURE = 10.0
 # Benchmark sizes (`dnoir bench`): random games, and positions or deals to time.
 MAX_GAMES = 1_000_000_000
 MAX_POSITIONS = 10_000_000

@@ -18,7 +18,8 @@ import click
 
 from solver.agents.bots import parse_spec
 from solver.agents.external import EngineFault, check_engine
-from solver.base.bounds import MAX_EXPLORATION, MAX_TREE_ROUNDS, fmt, real, whole
+from solver.base.bounds import (MAX_EXPLORATION, MAX_MODEL_TEMPERATURE, MAX_TREE_ROUNDS, MIN_MODEL_TEMPERATURE, fmt,
+                                 real, whole)
 from solver.rules.events import apply_option
 from solver.rules.position import Position
 from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
@@ -174,18 +175,22 @@ def search_options(command):
         click.option("--round-model/--no-round-model", default=None,
                      help="Playouts end with their round, scored by the round-end model's chance of a win "
                           "under random play, instead of playing the rounds left [default: the preset's]."),
+        click.option("--model-temperature", type=Real(MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE), default=None,
+                     help="With the round-end model, its logit times this: how surely a lead wins "
+                          "(1: as under random play; about 1.75 in recorded engine games) [default: the preset's]."),
     ]
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration,
                     round4_exploration, margin, tuned, opponent_hands, hand_bandit, reuse, tree_rounds,
-                    settled_stop, round_model, **kwargs):
+                    settled_stop, round_model, model_temperature, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
                                   round4_exploration=round4_exploration, margin=margin, tuned=tuned,
                                   opponent_hands=opponent_hands, reuse=reuse, round_model=round_model,
-                                  tree_rounds=tree_rounds, settled_stop=settled_stop, hand_bandit=hand_bandit)
+                                  tree_rounds=tree_rounds, settled_stop=settled_stop, hand_bandit=hand_bandit,
+                                  model_temperature=model_temperature)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

@@ -230,7 +230,7 @@ class IsmctsSearch:
                        margin_weight=config.margin_weight, tuned=config.tuned,
                        opponent_hands=config.opponent_hands, hand_bandit=config.hand_bandit,
                        round4_exploration=config.round4_exploration,
-                       round_model=roundmodel.weights() if config.round_model else None)
+                       round_model=roundmodel.weights(config.model_temperature) if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:
         """Go on with these trees for `view`, when it is this search's view after one move of the

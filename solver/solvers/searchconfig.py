@@ -25,7 +25,7 @@ import inspect
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 
-from solver.base.bounds import MAX_EXPLORATION, MAX_NODES, MAX_TREE_ROUNDS
+from solver.base.bounds import MAX_EXPLORATION, MAX_MODEL_TEMPERATURE, MAX_NODES, MAX_TREE_ROUNDS, MIN_MODEL_TEMPERATURE
 from solver.errors import ArgumentError
 from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
 
@@ -72,6 +72,14 @@ class SearchConfig:
       a decision: its moves are chosen by their per-hand means plus an exploration term from that
       hand's own counts (not the shared one), and the per-hand sums hold the round-end model's
       exact values rather than results drawn with them (bench/STRENGTH.md's tests 25 and 26);
+    - `model_temperature`: with `round_model`, the model's logit is multiplied by this (1: the
+      model as fitted, the chance of a win under random play). Random play turns a lead into a
+      win less surely than real play does: on the round ends of recorded engine games the
+      logit that predicts the result best is about 1.75 times the fitted one, so with 1.75 the
+      model's values are on the scale of the results the tree also backs up (a third city
+      taken, round 4 played out) and of the chances the advice prints. The order of the round
+      ends is unchanged; a larger spread of values wants a larger constant (1.75 with 0.6 is
+      0.35's exploration near even chances). 1 by default (bench/STRENGTH.md's test 34);
     - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
       the bots) goes on from the subtree of its last search below its move and the opponent's
       reply, when the game continues within the round, instead of an empty tree;
@@ -106,6 +114,7 @@ class SearchConfig:
     tree_rounds: int = 0
     settled_stop: bool = False
     hand_bandit: bool = False
+    model_temperature: float = 1.0
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -120,6 +129,7 @@ class SearchConfig:
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
+        _real("model_temperature", self.model_temperature, MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE)
         _whole("tree_rounds", self.tree_rounds, 0, MAX_TREE_ROUNDS)
         for name in ("tuned", "reuse", "round_model", "settled_stop", "hand_bandit"):
             if not isinstance(getattr(self, name), bool):
@@ -179,7 +189,10 @@ class SearchConfig:
             playouts += " ending once the result is settled"
         if self.round_model:
             playouts += (" to the end of their round, scored by the round-end model "
-                         "(the chance of a win under random play from there)")
+                         "(the chance of a win under random play from there")
+            if self.model_temperature != 1.0:
+                playouts += f", its logit times {self.model_temperature:g}"
+            playouts += ")"
             if self.tree_rounds:
                 playouts += ", as the tree is where it ends with a round"
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
@@ -193,7 +206,7 @@ class SearchConfig:
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
                  root_exploration=None, round4_exploration=None, margin=None, tuned=None, opponent_hands=None,
                  reuse=None, round_model=None, tree_rounds=None, settled_stop=None,
-                 hand_bandit=None) -> SearchConfig:
+                 hand_bandit=None, model_temperature=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
     `margin_weight`; `tuned`, `reuse`, `round_model`, `settled_stop` and `hand_bandit` may be given
@@ -212,7 +225,8 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
                                    round_model=None if round_model is None else bool(round_model),
                                    tree_rounds=tree_rounds,
                                    settled_stop=None if settled_stop is None else bool(settled_stop),
-                                   hand_bandit=None if hand_bandit is None else bool(hand_bandit))
+                                   hand_bandit=None if hand_bandit is None else bool(hand_bandit),
+                                   model_temperature=model_temperature)
 
 
 # The settings an option or a spec key may give on top of a preset: from_options' keywords.

@@ -1,0 +1,109 @@
+"""The `model_temperature` search option: the round-end model's logit multiplied by a constant
+(bench/STRENGTH.md's test 34). 1 by default: the fitted weights themselves, the tree node for
+node as before (tests/test_search_pinned.py pins it)."""
+
+import math
+import random
+import subprocess
+import sys
+
+import pytest
+
+from solver import Position
+from solver.limit import Limit
+from solver.agents.bots import make_bot
+from solver.errors import ArgumentError, SpecError
+from solver.solvers._ismcts import round_end_win_probability
+from solver.solvers.roundmodel import weights, win_probability
+from solver.solvers.search import advise
+from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
+
+
+def _round_ends(count: int, seed: int):
+    rng = random.Random(seed)
+    while count:
+        pos = Position.random_deal(rng.getrandbits(50))
+        current = pos.round
+        while not pos.is_over and count:
+            pos = pos.play(rng.choice(pos.legal_moves()))
+            if not pos.is_over and pos.round != current:
+                current = pos.round
+                count -= 1
+                yield pos
+
+
+def test_one_by_default_and_in_every_preset():
+    assert all(preset.model_temperature == 1.0 for preset in PRESETS.values())
+    assert weights(1.0) is weights()  # the fitted rows themselves, not a copy scaled by 1
+
+
+def test_the_logit_is_scaled_in_the_reference_and_the_search_alike():
+    for pos in _round_ends(30, seed=7):
+        p = win_probability(pos)
+        logit = math.log(p / (1 - p))
+        hot = win_probability(pos, 1.75)
+        assert hot == pytest.approx(1 / (1 + math.exp(-1.75 * logit)), abs=1e-12)
+        assert (hot - 0.5) * (p - 0.5) >= 0 and abs(hot - 0.5) >= abs(p - 0.5)  # the same side, further out
+        assert round_end_win_probability(pos.core, weights(1.75)) == pytest.approx(hot, abs=1e-12)
+
+
+def _root(config: SearchConfig, pos: Position) -> dict:
+    advice = advise(pos, Limit(iterations=3000), threads=1, seed=3, config=config)
+    return {m.move: (m.visits, m.expected) for m in advice.moves}
+
+
+def test_it_changes_the_search_with_the_model_only():
+    pos = Position.random_deal(11)  # a round-1 root: every playout ends with the model
+    assert _root(from_options(model_temperature=1.75), pos) != _root(SearchConfig(), pos)
+    plain = from_options(round_model=0)
+    assert _root(plain.replace(model_temperature=1.75), pos) == _root(plain, pos)
+
+
+def test_options_spec_keys_and_assumptions():
+    assert from_options(model_temperature=1.75).model_temperature == 1.75
+    assert make_bot("ismcts:iterations=10,model_temperature=1.75").config.model_temperature == 1.75
+    assert "its logit times 1.75" in from_options(model_temperature=1.75).assumes
+    assert "logit" not in SearchConfig().assumes
+    assert "logit" not in from_options(model_temperature=1.75, round_model=0).assumes
+    for bad in (0.0, 0.05, 10.5, float("nan"), float("inf")):
+        with pytest.raises(ArgumentError, match="model_temperature"):
+            SearchConfig(model_temperature=bad)
+    with pytest.raises(SpecError, match="model_temperature"):
+        make_bot("ismcts:iterations=10,model_temperature=20")
+
+
+def test_the_cli_option_reaches_the_search_and_its_json():
+    dnp = "85 67+2+3-1/????? ./. 1 a -"
+    # -I: the installed package, whatever the current directory holds
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", dnp, "--iterations", "200", "--json",
+                          "--model-temperature", "1.75"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert '"model_temperature": 1.75' in run.stdout
+    bad = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", dnp, "--model-temperature", "0"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "model-temperature" in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_the_bench_tool_reads_recorded_games(tmp_path):
+    from pathlib import Path
+
+    from solver.bench.model_temperature import log_loss, round_ends
+
+    games = Path(__file__).resolve().parents[1] / "bench" / "matches" / "t26_bundle.jsonl.gz"
+    run = subprocess.run([sys.executable, "-I", "-m", "solver.bench.model_temperature", str(games), str(games),
+                          "--boot", "5"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "122 games"  # the file read twice counts each game once
+    assert [line.split(":")[0] for line in lines[1:]] == [f"end of round {r}" for r in (1, 2, 3)]
+    # each round end is the model's logit at a round's start, a game that reaches round 4 has three
+    import gzip
+    import json
+
+    record = json.loads(gzip.open(games, "rt").readline())
+    ends = round_ends(record)
+    assert [r for r, _ in ends] == [1, 2, 3][:len(ends)] and len(ends) >= 1
+    assert log_loss([0.0], [1.0], 1.75) == pytest.approx(math.log(2.0))
+    missing = subprocess.run([sys.executable, "-I", "-m", "solver.bench.model_temperature", str(tmp_path / "none.jsonl")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "none.jsonl" in missing.stderr and missing.stderr.count("\n") == 1
