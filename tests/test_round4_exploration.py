@@ -3,9 +3,6 @@ players' round-4 decisions in a tree whose root is in rounds 1-3, the only nodes
 are all played out (bench/STRENGTH.md's test 33). Unset by default: the tree node for node as before
 (tests/test_search_pinned.py pins it and checks where the option acts)."""
 
-import subprocess
-import sys
-
 import pytest
 
 from solver import Position
@@ -40,15 +37,3 @@ def test_options_spec_keys_and_assumptions():
         SearchConfig(round4_exploration=-1)
     with pytest.raises(SpecError, match="round4_exploration"):
         make_bot("ismcts:iterations=10,round4_exploration=x")
-
-
-def test_the_cli_option_reaches_the_search_and_its_json():
-    dnp = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"
-    # -I: the installed package, whatever the current directory holds
-    run = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", dnp, "--iterations", "200", "--json",
-                          "--round4-exploration", "0.7"], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert '"round4_exploration": 0.7' in run.stdout
-    bad = subprocess.run([sys.executable, "-I", "-m", "solver.cli", "advise", dnp, "--round4-exploration", "200"],
-                         capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and "round4-exploration" in bad.stderr and bad.stderr.count("\n") == 1
