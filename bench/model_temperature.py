@@ -7,9 +7,11 @@ from the end of rounds 1, 2 and 3. Real players turn a lead into a win more sure
 random play does, so on the round ends of recorded games (as `dnoir match --out` writes them,
 gzipped or not; a game that appears in several files is read once) the model's logit
 predicts the result best when it is multiplied by some T > 1: the search setting
-`model_temperature` (bench/STRENGTH.md, test 34). For each round it prints the round ends
-read, the log-loss of the results (a draw counts as half a win) at T = 1 and at the best T,
-and that T with a 95% interval from resampling whole games (--boot times, --seed).
+`model_temperature`. For each round it prints the round ends read, the log-loss of the results
+(a draw counts as half a win) at T = 1 and at the best T, and that T with a 95% interval from
+resampling the deals (--boot times, --seed): the two games of a duplicate pair share their
+deal, so a deal and all its games are the unit drawn. A best T at the end of the range
+searched (MIN_MODEL_TEMPERATURE to MAX_MODEL_TEMPERATURE) is marked as such.
 
 >>> import math, random
 >>> rng = random.Random(1)
@@ -24,12 +26,20 @@ from __future__ import annotations
 import math
 import random
 
-from solver.bench.round4_loss import load_records
+from solver.base.bounds import MAX_MODEL_TEMPERATURE, MIN_MODEL_TEMPERATURE
+from solver.bench.round4_loss import is_game_record, load_records
 from solver.bench.root_choice import OneLineParser, whole
+from solver.errors import DnoirError
 from solver.rules.position import Position
-from solver.solvers.roundmodel import ROUNDS_MODELLED, win_probability
+from solver.solvers.roundmodel import ROUNDS_MODELLED, logit
 
-RESULT_FOR_A = {"a": 1.0, "b": 0.0, None: 0.5}
+RESULT_FOR_A = {"a": 1.0, "b": 0.0, "draw": 0.5}  # the records' winners
+
+
+def is_finished_game(record) -> bool:
+    """A game record (a deal and its moves) with its result: a winner 'a', 'b' or 'draw'."""
+    result = record.get("result") if isinstance(record, dict) else None
+    return is_game_record(record) and isinstance(result, dict) and result.get("winner") in RESULT_FOR_A
 
 
 def round_ends(record: dict) -> list[tuple[int, float]]:
@@ -40,9 +50,7 @@ def round_ends(record: dict) -> list[tuple[int, float]]:
         pos = pos.play(move)
         if not pos.is_over and pos.round != current:
             current = pos.round
-            if current - 1 <= ROUNDS_MODELLED:
-                p = win_probability(pos)
-                ends.append((current - 1, math.log(p / (1.0 - p))))
+            ends.append((current - 1, logit(pos)))
     return ends
 
 
@@ -56,7 +64,7 @@ def log_loss(z, y, temperature: float) -> float:
     return float(np.mean(target * np.logaddexp(0.0, -t) + (1.0 - target) * np.logaddexp(0.0, t)))
 
 
-def best_temperature(z, y, low: float = 0.1, high: float = 10.0) -> float:
+def best_temperature(z, y, low: float = MIN_MODEL_TEMPERATURE, high: float = MAX_MODEL_TEMPERATURE) -> float:
     """The T in [low, high] with the least log-loss (golden-section search: the loss is convex in T)."""
     ratio = (math.sqrt(5.0) - 1.0) / 2.0
     a, b = low, high
@@ -69,41 +77,59 @@ def best_temperature(z, y, low: float = 0.1, high: float = 10.0) -> float:
     return (a + b) / 2.0
 
 
+def _shown(t: float) -> str:
+    at_end = min(t - MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE - t) < 1e-3
+    return f"{t:.2f}" + (" (the end of the range searched)" if at_end else "")
+
+
 def main(argv=None) -> None:
+    import numpy as np
+
     parser = OneLineParser(prog="python -m solver.bench.model_temperature", description=__doc__.split("\n\n")[0])
     parser.add_argument("games_files", metavar="MATCH.jsonl[.gz]", nargs="+")
-    parser.add_argument("--boot", type=whole(0, 10_000), default=200, help="bootstrap resamples of the games (0: none)")
+    parser.add_argument("--boot", type=whole(0, 10_000), default=200, help="resamples of the deals (0: no interval)")
     parser.add_argument("--seed", type=whole(0, 2**53 - 1), default=1, help="seed of the resampling")
     args = parser.parse_args(argv)
-    games, seen = [], set()
+    deals: dict[str, list] = {}  # deal -> its games' round ends, each (round, logit, result for a)
+    seen = set()
     for path in args.games_files:
-        for record in load_records(parser, path, 0, 10**9):
+        records = load_records(parser, path, 0, 10**9, valid=is_finished_game,
+                               what="a finished game record (a deal, its moves and a winner a, b or draw)")
+        for number, record in enumerate(records, start=1):
             key = (record["deal"], record["moves"])
-            if key not in seen and record.get("result"):
-                seen.add(key)
-                games.append((round_ends(record), RESULT_FOR_A.get(record["result"].get("winner"), 0.5)))
-    print(f"{len(games)} games")
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                ends = round_ends(record)
+            except (DnoirError, ValueError) as e:
+                parser.error(f"{path}: line {number}: {e}")
+            result = RESULT_FOR_A[record["result"]["winner"]]
+            deals.setdefault(record["deal"], []).extend((r, z, result) for r, z in ends)
+    if not seen:
+        parser.error("no finished games in " + ", ".join(args.games_files))
+    print(f"{len(seen)} games")
     rng = random.Random(args.seed)
     for ended in range(1, ROUNDS_MODELLED + 1):
-        per_game = [[(z, y) for r, z in ends if r == ended] for ends, y in games]
-        z = [x for rows in per_game for x, _ in rows]
-        y = [t for rows in per_game for _, t in rows]
-        if not z:
+        units = [[(z, y) for r, z, y in rows if r == ended] for rows in deals.values()]
+        units = [rows for rows in units if rows]  # the deals with games that reached this round's end
+        if not units:
             print(f"end of round {ended}: no round ends")
             continue
+        z = [x for rows in units for x, _ in rows]
+        y = [t for rows in units for _, t in rows]
         best = best_temperature(z, y)
-        line = (f"end of round {ended}: {len(z)} round ends, log-loss {log_loss(z, y, 1.0):.4f} at T = 1, "
-                f"{log_loss(z, y, best):.4f} at the best T = {best:.2f}")
+        line = (f"end of round {ended}: {len(z)} round ends of {len(units)} deals, log-loss "
+                f"{log_loss(z, y, 1.0):.4f} at T = 1, {log_loss(z, y, best):.4f} at the best T = {_shown(best)}")
         if args.boot:
             draws = []
             for _ in range(args.boot):
-                sample = []  # as many games as were read, drawn with replacement, each with all its round ends
-                for _ in per_game:
-                    sample.extend(per_game[rng.randrange(len(per_game))])
-                if sample:
-                    draws.append(best_temperature([x for x, _ in sample], [t for _, t in sample]))
-            draws.sort()
-            line += f" [{draws[int(0.025 * len(draws))]:.2f}, {draws[int(0.975 * len(draws)) - 1]:.2f}]"
+                sample = []  # as many deals as were read, drawn with replacement, each with its round ends
+                for _ in units:
+                    sample.extend(units[rng.randrange(len(units))])
+                draws.append(best_temperature([x for x, _ in sample], [t for _, t in sample]))
+            low, high = np.quantile(draws, [0.025, 0.975])
+            line += f" [{low:.2f}, {high:.2f}]"
         print(line)
 
 

@@ -42,7 +42,9 @@ def test_one_by_default_and_in_every_preset():
 
 
 def test_the_logit_is_scaled_in_the_reference_and_the_search_alike():
-    for pos in _round_ends(30, seed=7):
+    ends = list(_round_ends(30, seed=7))
+    assert len(ends) == 30
+    for pos in ends:
         p = win_probability(pos)
         logit = math.log(p / (1 - p))
         hot = win_probability(pos, 1.75)
@@ -76,20 +78,40 @@ def test_options_spec_keys_and_assumptions():
         make_bot("ismcts:iterations=10,model_temperature=20")
 
 
-def test_the_bench_tool_reads_recorded_games(tmp_path):
+def _tool(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-I", "-m", "solver.bench.model_temperature", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_bench_tool_reads_recorded_games():
     games = Path(__file__).resolve().parents[1] / "bench" / "matches" / "t26_bundle.jsonl.gz"
-    run = subprocess.run([sys.executable, "-I", "-m", "solver.bench.model_temperature", str(games), str(games),
-                          "--boot", "5"], capture_output=True, text=True, timeout=300)
+    run = _tool(games, games, "--boot", "5")
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "122 games"  # the file read twice counts each game once
     assert [line.split(":")[0] for line in lines[1:]] == [f"end of round {r}" for r in (1, 2, 3)]
+    assert "round ends of 61 deals" in lines[1]  # the two games of a pair share their deal
     # the file's first game reaches round 4: three round ends, each the model's logit for a there
     record = json.loads(gzip.open(games, "rt").readline())
     ends = round_ends(record)
     assert [r for r, _ in ends] == [1, 2, 3]
     assert ends[0][1] == pytest.approx(-0.0348441, abs=1e-6)
     assert log_loss([0.0], [1.0], 1.75) == pytest.approx(math.log(2.0))
-    missing = subprocess.run([sys.executable, "-I", "-m", "solver.bench.model_temperature", str(tmp_path / "none.jsonl")],
-                             capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 2 and "none.jsonl" in missing.stderr and missing.stderr.count("\n") == 1
+
+
+def test_the_bench_tool_refuses_what_is_not_a_finished_game(tmp_path):
+    games = Path(__file__).resolve().parents[1] / "bench" / "matches" / "t26_bundle.jsonl.gz"
+    record = json.loads(gzip.open(games, "rt").readline())
+    cases = {"missing": None, "notjson": "{not json\n", "empty": "",
+             "noresult": json.dumps(dict(record, result=None)) + "\n",
+             "badwinner": json.dumps(dict(record, result={"winner": "x"})) + "\n",
+             "badmove": json.dumps(dict(record, moves="T T T")) + "\n"}
+    for name, text in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        if text is not None:
+            path.write_text(text)
+        run = _tool(path)
+        assert run.returncode == 2, (name, run.stderr)
+        assert f"{name}.jsonl" in run.stderr and run.stderr.count("\n") == 1, (name, run.stderr)
+    directory = _tool(tmp_path)
+    assert directory.returncode == 2 and directory.stderr.count("\n") == 1

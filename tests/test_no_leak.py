@@ -23,7 +23,7 @@ POSITIONS = [(201, 0), (202, 9), (203, 17), (204, 26), (205, 31), (206, 39), (20
 SETTINGS = [{}, {"policy": "taker"}, {"policy": "greedy"}, {"round_model": False},
             {"margin_weight": 0.2, "round_model": False}, {"exploration": 0.4},
             {"tuned": True, "round_model": False}, {"opponent_exploration": 1.2}, {"opponent_hands": 10.0},
-            {"hand_bandit": True}]
+            {"hand_bandit": True}, {"model_temperature": 1.75, "exploration": 0.6}]
 BOTS = ["random", "greedy", "pimc:worlds=30", "ismcts:iterations=1500",
         "ismcts:iterations=1500,policy=taker,margin=0.2,round_model=0",
         "ismcts:iterations=1500,tuned=1,exploration=1.2,round_model=0",

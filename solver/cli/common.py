@@ -177,7 +177,7 @@ def search_options(command):
                           "under random play, instead of playing the rounds left [default: the preset's]."),
         click.option("--model-temperature", type=Real(MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE), default=None,
                      help="With the round-end model, its logit times this: how surely a lead wins "
-                          "(1: as under random play; about 1.75 in recorded engine games) [default: the preset's]."),
+                          "(1: as under random play; 1.75-1.86 in recorded engine games) [default: the preset's]."),
     ]
 
     def build(callback):

@@ -87,13 +87,26 @@ def weights(temperature: float = 1.0) -> tuple[tuple[float, ...], ...]:
     """The fitted weights, ROUNDS_MODELLED rows of FEATURES numbers (read once), each multiplied
     by `temperature` (the search setting `model_temperature`): the model's logit scaled, so
     that its chances say how surely a lead wins under play stronger than random (on the round
-    ends of 10,873 recorded engine games the logit that predicts the result best is about 1.75
-    times the fitted one after each of rounds 1-3: bench/STRENGTH.md, round 23). The order of
-    the states is the same at any temperature; 1 gives the fitted weights themselves."""
+    ends of 10,873 recorded engine games the logit that predicts the result best is the fitted
+    one times 1.75, 1.85 and 1.86 after rounds 1, 2 and 3: bench/model_temperature.py and
+    bench/STRENGTH.md, round 23). The order of the states is the same at any temperature; 1
+    gives the fitted weights themselves."""
     rows = _fitted()
     if temperature == 1.0:
         return rows
     return tuple(tuple(temperature * x for x in row) for row in rows)
+
+
+def logit(pos, temperature: float = 1.0) -> float:
+    """The model's log-odds of a win for a from `pos` (a solver.Position just after rounds 1-3
+    ended), times `temperature`."""
+    import numpy as np
+
+    if pos.is_over or not 2 <= pos.round <= ROUNDS_MODELLED + 1 or sum(pos.actions) != 0:
+        raise ValueError("the model scores a game that has just started round 2, 3 or 4")
+    x = features(np.array([pos.first]), np.array([pos.colls[0]]), np.array([pos.colls[1]]),
+                 np.array([line_top(pos.line)]))[0]
+    return float(x @ np.array(weights(temperature)[pos.round - 2]))
 
 
 def win_probability(pos, temperature: float = 1.0) -> float:
@@ -101,8 +114,4 @@ def win_probability(pos, temperature: float = 1.0) -> float:
     logit times `temperature`): the reference for the C version the search uses."""
     import numpy as np
 
-    if pos.is_over or not 2 <= pos.round <= ROUNDS_MODELLED + 1 or sum(pos.actions) != 0:
-        raise ValueError("the model scores a game that has just started round 2, 3 or 4")
-    x = features(np.array([pos.first]), np.array([pos.colls[0]]), np.array([pos.colls[1]]),
-                 np.array([line_top(pos.line)]))[0]
-    return float(1.0 / (1.0 + np.exp(-x @ np.array(weights(temperature)[pos.round - 2]))))
+    return float(1.0 / (1.0 + np.exp(-logit(pos, temperature))))

@@ -75,11 +75,11 @@ class SearchConfig:
     - `model_temperature`: with `round_model`, the model's logit is multiplied by this (1: the
       model as fitted, the chance of a win under random play). Random play turns a lead into a
       win less surely than real play does: on the round ends of recorded engine games the
-      logit that predicts the result best is about 1.75 times the fitted one, so with 1.75 the
+      logit that predicts the result best is 1.75-1.86 times the fitted one, so with 1.75 the
       model's values are on the scale of the results the tree also backs up (a third city
       taken, round 4 played out) and of the chances the advice prints. The order of the round
       ends is unchanged; a larger spread of values wants a larger constant (1.75 with 0.6 is
-      0.35's exploration near even chances). 1 by default (bench/STRENGTH.md's test 34);
+      0.35's exploration near even chances). 1 by default (bench/STRENGTH.md's test 34 is its SPRT);
     - `reuse`: a player that searches move after move (`advise` with a KeptTree: the engine,
       the bots) goes on from the subtree of its last search below its move and the opponent's
       reply, when the game continues within the round, instead of an empty tree;
