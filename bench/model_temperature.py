@@ -26,32 +26,20 @@ from __future__ import annotations
 import math
 import random
 
+from solver.agents.arena import score_for
 from solver.base.bounds import MAX_MODEL_TEMPERATURE, MIN_MODEL_TEMPERATURE
-from solver.bench.round4_loss import is_game_record, load_records
+from solver.bench.round4_loss import is_finished_game, load_records
 from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import DnoirError
 from solver.rules.position import Position
+from solver.solvers import roundmodel
 from solver.solvers.roundmodel import ROUNDS_MODELLED, logit
-
-RESULT_FOR_A = {"a": 1.0, "b": 0.0, "draw": 0.5}  # the records' winners
-
-
-def is_finished_game(record) -> bool:
-    """A game record (a deal and its moves) with its result: a winner 'a', 'b' or 'draw'."""
-    result = record.get("result") if isinstance(record, dict) else None
-    return is_game_record(record) and isinstance(result, dict) and result.get("winner") in RESULT_FOR_A
 
 
 def round_ends(record: dict) -> list[tuple[int, float]]:
     """(the round that ended, the model's logit for a there) at each end of rounds 1-3 of a game."""
-    pos, ends = Position.parse(record["deal"]), []
-    current = pos.round
-    for move in record["moves"].split():
-        pos = pos.play(move)
-        if not pos.is_over and pos.round != current:
-            current = pos.round
-            ends.append((current - 1, logit(pos)))
-    return ends
+    return [(pos.round - 1, logit(pos))
+            for pos in roundmodel.round_ends(Position.parse(record["deal"]), record["moves"].split())]
 
 
 def log_loss(z, y, temperature: float) -> float:
@@ -65,15 +53,21 @@ def log_loss(z, y, temperature: float) -> float:
 
 
 def best_temperature(z, y, low: float = MIN_MODEL_TEMPERATURE, high: float = MAX_MODEL_TEMPERATURE) -> float:
-    """The T in [low, high] with the least log-loss (golden-section search: the loss is convex in T)."""
+    """The T in [low, high] with the least log-loss (golden-section search: the loss is convex in T;
+    each step keeps one of its two inner points and their losses, so it computes one loss a step)."""
     ratio = (math.sqrt(5.0) - 1.0) / 2.0
     a, b = low, high
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    loss_c, loss_d = log_loss(z, y, c), log_loss(z, y, d)
     for _ in range(60):
-        c, d = b - ratio * (b - a), a + ratio * (b - a)
-        if log_loss(z, y, c) <= log_loss(z, y, d):
-            b = d
-        else:
-            a = c
+        if loss_c <= loss_d:  # the least loss lies in [a, d]: c becomes its upper inner point
+            b, d, loss_d = d, c, loss_c
+            c = b - ratio * (b - a)
+            loss_c = log_loss(z, y, c)
+        else:  # in [c, b]: d becomes its lower inner point
+            a, c, loss_c = c, d, loss_d
+            d = a + ratio * (b - a)
+            loss_d = log_loss(z, y, d)
     return (a + b) / 2.0
 
 
@@ -104,7 +98,7 @@ def main(argv=None) -> None:
                 ends = round_ends(record)
             except (DnoirError, ValueError) as e:
                 parser.error(f"{path}: line {number}: {e}")
-            result = RESULT_FOR_A[record["result"]["winner"]]
+            result = score_for(record, "a")
             deals.setdefault(record["deal"], []).extend((r, z, result) for r, z in ends)
     if not seen:
         parser.error("no finished games in " + ", ".join(args.games_files))

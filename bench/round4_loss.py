@@ -115,6 +115,12 @@ def is_game_record(record) -> bool:
     return isinstance(record, dict) and isinstance(record.get("deal"), str) and isinstance(record.get("moves"), str)
 
 
+def is_finished_game(record) -> bool:
+    """Whether `record` is a game record with its result: a winner, a seat ('a', 'b') or 'draw'."""
+    return is_game_record(record) and isinstance(record.get("result"), dict) \
+        and record["result"].get("winner") in ("a", "b", "draw")
+
+
 def load_records(parser, path: str, first: int, games: int, valid=is_game_record,
                  what: str = "a game record (a deal and its moves)") -> list:
     """Records `first` to `first + games` of `path`, each `valid`; else `parser.error`, one line."""

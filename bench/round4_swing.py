@@ -42,12 +42,12 @@ from dataclasses import dataclass
 
 from solver.agents.arena import score_for
 from solver.agents.stats import elo_from_score
-from solver.bench.round4_loss import is_game_record, load_records, mean_interval
+from solver.bench.round4_loss import is_finished_game, load_records, mean_interval
 from solver.bench.root_choice import OneLineParser, whole
 from solver.errors import DnoirError
 from solver.rules.position import Position
 from solver.solvers.endgame import solve
-from solver.solvers.roundmodel import ROUNDS_MODELLED, win_probability
+from solver.solvers.roundmodel import ROUNDS_MODELLED, round_ends, win_probability
 
 OUTCOME_SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
@@ -93,9 +93,8 @@ def candidate_seat(record: dict) -> str:
 def is_match_record(record) -> bool:
     """Whether `record` is a game record with the players, pairing and result (a winner: a seat or
     "draw") a match writes."""
-    return is_game_record(record) and isinstance(record.get("players"), dict) \
-        and isinstance(record.get("pairing"), list) and bool(record["pairing"]) \
-        and isinstance(record.get("result"), dict) and record["result"].get("winner") in ("a", "b", "draw")
+    return is_finished_game(record) and isinstance(record.get("players"), dict) \
+        and isinstance(record.get("pairing"), list) and bool(record["pairing"])
 
 
 def round4_split(records) -> Round4Split:
@@ -109,14 +108,12 @@ def round4_split(records) -> Round4Split:
         seat = candidate_seat(record)
         final = score_for(record, seat)
         pos = Position.parse(record["deal"])
-        for move in record["moves"].split():
-            if pos.round == 4 or pos.is_over:
-                break
-            playing = pos.round
-            pos = pos.play(move)
-            if not pos.is_over and pos.round != playing:  # that round has just ended
+        if pos.round < 4:  # (a record may start in round 4: an opening book's)
+            for pos in round_ends(pos, record["moves"].split()):
                 value = win_probability(pos)
-                ends[playing].append(value if seat == "a" else 1.0 - value)
+                ends[pos.round - 1].append(value if seat == "a" else 1.0 - value)
+                if pos.round == 4:
+                    break
         if pos.is_over or pos.round != 4:
             before += 1
             before_score += final

@@ -97,6 +97,17 @@ def weights(temperature: float = 1.0) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(temperature * x for x in row) for row in rows)
 
 
+def round_ends(pos, moves):
+    """The positions just after a round ended (the next round's hands dealt, its first move not
+    made), the states the model scores, as `moves` are played from the position `pos`."""
+    current = pos.round
+    for move in moves:
+        pos = pos.play(move)
+        if not pos.is_over and pos.round != current:
+            current = pos.round
+            yield pos
+
+
 def logit(pos, temperature: float = 1.0) -> float:
     """The model's log-odds of a win for a from `pos` (a solver.Position just after rounds 1-3
     ended), times `temperature`."""
