@@ -66,9 +66,10 @@ class Round4Split:
     `games` read, `before` of them ended before round 4, with `before_score` its summed score
     there; of the `reached` ones, `entering`, `swing` and `score` are (mean, half-width of the
     95% interval) of its open-hands value at round 4's start, of its final score minus that,
-    and of its final score. `round_ends` holds, for the ends of rounds 1, 2 and 3, the number
-    of games that reached it and (mean, half-width) of its chance of a win there by the
-    round-end model (solver.solvers.roundmodel: random play from there on).
+    and of its final score. `round_ends` holds, for each end of rounds 1, 2 and 3 that some game
+    reached (a game from an opening book starts later), the round, the number of games that
+    reached its end and (mean, half-width) of its chance of a win there by the round-end model
+    (solver.solvers.roundmodel: random play from there on).
     """
 
     games: int
@@ -78,7 +79,7 @@ class Round4Split:
     entering: tuple[float, float]
     swing: tuple[float, float]
     score: tuple[float, float]
-    round_ends: tuple[tuple[int, tuple[float, float]], ...] = ()
+    round_ends: tuple[tuple[int, int, tuple[float, float]], ...] = ()
 
 
 def candidate_seat(record: dict) -> str:
@@ -124,7 +125,7 @@ def round4_split(records) -> Round4Split:
         score.append(final)
     return Round4Split(games=games, before=before, before_score=before_score, reached=len(score),
                        entering=mean_interval(entering), swing=mean_interval(swing), score=mean_interval(score),
-                       round_ends=tuple((len(v), mean_interval(v)) for v in ends.values() if v))
+                       round_ends=tuple((ended, len(v), mean_interval(v)) for ended, v in ends.items() if v))
 
 
 def _elo(score: float) -> str:
@@ -153,7 +154,7 @@ def main(argv=None) -> None:
           + (f" (A scored {split.before_score / split.before:.3f} in them)" if split.before else ""))
     if split.round_ends:
         print("A's chance by the round-end model (random play from there on):")
-        for ended, (count, (mean, half)) in enumerate(split.round_ends, start=1):
+        for ended, count, (mean, half) in split.round_ends:
             print(f"  end of round {ended}: {mean:.4f} ± {half:.4f}  ({_elo(mean)}, {count} games)")
     if not split.reached:
         return

@@ -54,9 +54,16 @@ def test_the_round_ends_are_valued_by_the_model_from_the_candidates_side():
     as_a = dict(game, pairing=[game["players"]["a"], game["players"]["b"]])
     as_b = dict(game, pairing=[game["players"]["b"], game["players"]["a"]])
     ends_a, ends_b = round4_swing.round4_split([as_a]).round_ends, round4_swing.round4_split([as_b]).round_ends
-    assert [count for count, _ in ends_a] == [1, 1, 1]
-    assert ends_a[0][1][0] == pytest.approx(chance_a) and ends_b[0][1][0] == pytest.approx(1 - chance_a)
-    assert all(a[1][0] == pytest.approx(1 - b[1][0]) for a, b in zip(ends_a, ends_b))
+    assert [(ended, count) for ended, count, _ in ends_a] == [(1, 1), (2, 1), (3, 1)]
+    assert ends_a[0][2][0] == pytest.approx(chance_a) and ends_b[0][2][0] == pytest.approx(1 - chance_a)
+    assert all(a[2][0] == pytest.approx(1 - b[2][0]) for a, b in zip(ends_a, ends_b))
+    # a game from round 3's start (an opening book's) has the end of round 3 only, labelled so
+    moves, start = game["moves"].split(), Position.parse(game["deal"])
+    played = 0
+    while start.round < 3:
+        start, played = start.play(moves[played]), played + 1
+    from_round_3 = dict(as_a, deal=str(start), moves=" ".join(moves[played:]))
+    assert [(ended, count) for ended, count, _ in round4_swing.round4_split([from_round_3]).round_ends] == [(3, 1)]
     # a game decided in round 1 and one that starts in round 4 have no round end to value
     assert round4_swing.round4_split([IN_ROUND_4, CITY_IN_ROUND_1]).round_ends == ()
 
