@@ -65,11 +65,8 @@ def test_it_changes_the_search_with_the_model_only():
     assert _root(plain.replace(model_temperature=1.75), pos) == _root(plain, pos)
 
 
-def test_options_spec_keys_and_assumptions():
-    assert from_options(model_temperature=1.75).model_temperature == 1.75
-    assert make_bot("ismcts:iterations=10,model_temperature=1.75").config.model_temperature == 1.75
-    assert "its logit times 1.75" in from_options(model_temperature=1.75).assumes
-    assert "logit" not in SearchConfig().assumes
+def test_the_assumptions_claim_it_only_with_the_model_and_its_range():
+    # (tests/test_search_option_cli.py: the option, the spec key and the assumptions where it acts)
     assert "logit" not in from_options(model_temperature=1.75, round_model=0).assumes
     for bad in (0.0, 0.05, 10.5, float("nan"), float("inf")):
         with pytest.raises(ArgumentError, match="model_temperature"):

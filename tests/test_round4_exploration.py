@@ -24,11 +24,8 @@ def test_searcher_refuses_out_of_range(bad):
         Searcher(max_nodes=1000).start(view.core, observer=view.to_move, round4_exploration=bad)
 
 
-def test_options_spec_keys_and_assumptions():
-    assert from_options(round4_exploration=0.7).round4_exploration == 0.7
-    assert make_bot("ismcts:iterations=10,round4_exploration=0.7").config.round4_exploration == 0.7
-    assert "0.7 at round 4's decisions below rounds 1-3" in from_options(round4_exploration=0.7).assumes
-    assert "round 4's decisions" not in SearchConfig().assumes
+def test_the_assumptions_claim_it_only_where_it_acts():
+    # (tests/test_search_option_cli.py: the option, the spec key and the assumptions where it acts)
     # without the model the option acts nowhere, and the assumptions do not claim it
     assert "round 4's decisions" not in from_options(round4_exploration=0.7, round_model=0).assumes
     # nor when the tree ends with the root's round, so never reaches round 4 below rounds 1-3

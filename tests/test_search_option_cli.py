@@ -1,12 +1,28 @@
-"""Each search option of the CLI reaches the search: `dnoir advise` accepts it, reports it in
-`--json`'s `search`, and refuses a value out of its range in one line with exit code 2."""
+"""Each search option reaches the search: as a setting (from_options) and an `ismcts:` spec key,
+stated in the assumptions line where it acts and not by default; and `dnoir advise` accepts it,
+reports it in `--json`'s `search`, and refuses a value out of its range in one line with exit
+code 2."""
 
 import subprocess
 import sys
 
 import pytest
 
+from solver.agents.bots import make_bot
+from solver.solvers.searchconfig import SearchConfig, from_options
+
 DNP = "68+28 ???/88+3 57+2-1-3CC/778+2-1 2 b a"  # round 2: the tree reaches round 4, the model is on
+# (setting, a value, what the assumptions line says with it, a word it says only with the setting)
+SETTINGS = [("round4_exploration", 0.7, "0.7 at round 4's decisions below rounds 1-3", "round 4's decisions"),
+            ("model_temperature", 1.75, "its logit times 1.75", "logit")]
+
+
+@pytest.mark.parametrize("key, value, stated, word", SETTINGS)
+def test_the_setting_and_spec_key_reach_the_config_and_its_assumptions(key, value, stated, word):
+    assert getattr(from_options(**{key: value}), key) == value
+    assert getattr(make_bot(f"ismcts:iterations=10,{key}={value}").config, key) == value
+    assert stated in from_options(**{key: value}).assumes
+    assert word not in SearchConfig().assumes
 
 
 @pytest.mark.parametrize("option, value, key, bad", [
