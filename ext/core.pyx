@@ -10,7 +10,7 @@ is the one consistency check of a position's fields. Module functions run whole 
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memset
 from rng cimport Rng, rng_seed
-from policy cimport greedy_move
+from policy cimport greedy_move, policy_move, policy_code
 from world cimport Unseen, unseen_cards
 from state cimport (
     State, Score, NKINDS, KIND_C, NMOVES, MOVE_TAKE, LINE_MAX, DECK_MAX, DN_COMPOSITION,
@@ -560,6 +560,15 @@ cdef class CoreState:
     def greedy_move(self):
         """The greedy policy's move (ext/policy.pxd), or None once the game is over."""
         cdef int m = greedy_move(&self.s)
+        return None if m < 0 else m
+
+    def playout_move(self, str policy, seed):
+        """The move a playout under `policy` (a name policy_code accepts) makes here with a
+        generator seeded `seed`, or None once the game is over; ValueError for another name."""
+        cdef Rng r
+        cdef int code = policy_code(policy)
+        rng_seed(&r, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        cdef int m = policy_move(&self.s, &r, code)
         return None if m < 0 else m
 
     def needs_deck(self, int depth):

@@ -39,13 +39,13 @@ from libc.math cimport sqrt, log, exp, fmax
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from rng cimport Rng, rng_seed, rng_below
 from state cimport (
-    State, Score, NKINDS, NMOVES, MOVE_TAKE, HAND_SIZE, ONGOING, DRAW, DN_COMPOSITION, DN_POPCOUNT, DN_CTZ,
+    State, Score, NKINDS, NMOVES, MOVE_TAKE, HAND_SIZE, KIND_C, ONGOING, DRAW, DN_COMPOSITION, DN_POPCOUNT, DN_CTZ,
     DNOIR_CHECKED, LAST_ROUND, hand_size, legal_mask, apply_move, game_outcome, nth_move, settled,
 )
 from libc.stdio cimport fflush, fprintf, stderr
 from libc.stdlib cimport abort
 from world cimport Unseen, unseen_cards, sample_world
-from policy cimport policy_move, policy_code
+from policy cimport policy_move, policy_code, cities_in_reach
 from solver.rules._core cimport CoreState
 from solver.base.bounds import MAX_EXPLORATION, MAX_ITERATIONS, MAX_NODES, MAX_SECONDS
 
@@ -88,7 +88,7 @@ cdef enum:
     HAND_BANDIT_CAP = 1 << 20  # hand_bandit: a slot stops counting here (its reward fits 32 bits)
 
 
-POLICY_NAMES = ("random", "greedy", "taker")  # the names policy_code accepts
+POLICY_NAMES = ("random", "greedy", "taker", "guard")  # the names policy_code accepts
 # Margins enter the selection scaled by this: a margin of MARGIN_SCALE points counts as much as a win.
 MARGIN_SCALE = 40.0
 # The most memory one node of the pool can take: the node itself and its share of the per-hand
@@ -312,6 +312,15 @@ cdef inline double round_end_value(const State *s, const double *w) noexcept nog
     return 1.0 / (1.0 + exp(-z))
 
 
+cdef inline double round_end_score(const State *s, const double *w, bint third_city) noexcept nogil:
+    """round_end_value; with `third_city`, a round end whose next first player holds two cities
+    with a city within reach of a take is its win (its first move takes the third city), where
+    the model, which reads no city in the line, puts it near 1/2."""
+    if third_city and s.coll[s.first][KIND_C] == 2 and cities_in_reach(s):
+        return 1.0 if s.first == 0 else 0.0
+    return round_end_value(s, w)
+
+
 cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
     """A probability of a win as a result in half points (0, 1 or 2) whose mean is 2 * value:
     2 * value rounded down or up at random, so that the counts stay whole numbers."""
@@ -389,6 +398,7 @@ cdef class Searcher:
     cdef int max_hand_bits          # the table grows up to 2**max_hand_bits slots
     cdef uint32_t root_only         # the root's moves the iterations may take (pondering); 0: all
     cdef bint use_model             # playouts end with their round, scored by the round-end model
+    cdef bint third_city            # with it, a round end that hands the next first player its third city is its win
     cdef double model[MODEL_ROUNDS * MODEL_FEATURES]  # its weights (solver.solvers.roundmodel)
 
     def __cinit__(self, max_nodes=2_000_000, visits_limit=VISITS_LIMIT):
@@ -678,14 +688,14 @@ cdef class Searcher:
         if model and world.round >= tree_end and world.status == ONGOING:
             # the tree ended with a round (tree_rounds): the model scores that round's end at
             # once, so every iteration that reaches it backs up the same public judgement
-            model_value = round_end_value(&world, &self.model[(world.round - 2) * MODEL_FEATURES])
+            model_value = round_end_score(&world, &self.model[(world.round - 2) * MODEL_FEATURES], self.third_city)
         while model_value < 0 and not (stop and settled(&world)):
             m = policy_move(&world, r, policy)
             if m < 0:
                 break
             apply_move(&world, m)
             if model and world.round != playout_round and world.status == ONGOING:
-                model_value = round_end_value(&world, &self.model[(playout_round - 1) * MODEL_FEATURES])
+                model_value = round_end_score(&world, &self.model[(playout_round - 1) * MODEL_FEATURES], self.third_city)
                 break
         if model_value >= 0:
             # the per-hand counts take a result of 0, 1/2 or 1 drawn with the model's mean, or
@@ -727,7 +737,7 @@ cdef class Searcher:
               str policy="random", double margin_weight=0.0, bint tuned=False,
               opponent_exploration=None, double opponent_hands=0.0, round_model=None,
               root_exploration=None, int tree_rounds=0, bint settled_stop=False,
-              bint hand_bandit=False, round4_exploration=None):
+              bint hand_bandit=False, round4_exploration=None, bint third_city=False):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
@@ -751,6 +761,11 @@ cdef class Searcher:
         evaluation). `settled_stop` ends the descent and the
         playout once the result is settled (round 4, both players have taken: no card changes
         owner again), scoring the collections as they stand: the same results, fewer moves.
+
+        `third_city` (with `round_model`; nothing otherwise) scores a round end whose next first
+        player holds two cities, with a city within reach of a take, as that player's win (its
+        first move takes the third city: the game ends there), where the model, which reads no
+        city in the line, puts it near 1/2.
 
         `hand_bandit` (with opponent_hands > 0; nothing otherwise) makes each of the opponent's
         hands at a node its own bandit: its moves are chosen by their per-hand means (the
@@ -806,6 +821,7 @@ cdef class Searcher:
         self.round4_exploration = -1.0 if round4_exploration is None else round4_exploration
         self.tree_rounds = tree_rounds
         self.settled_stop = settled_stop
+        self.third_city = third_city
         # the selection adds margin_weight / MARGIN_SCALE points of reward per point of final margin
         self.margin_weight = margin_weight / MARGIN_SCALE
         self.tuned = tuned
@@ -1073,9 +1089,9 @@ def sample_counts(CoreState view not None, int observer, samples, seed=0):
             [removed[k] for k in range(NKINDS)])
 
 
-def round_end_win_probability(CoreState state not None, round_model):
-    """What the search's round_end_value gives `state` (just after round 1, 2 or 3 ended) with the
-    weights `round_model` (MODEL_SHAPE): for tests against solver.solvers.roundmodel."""
+def round_end_win_probability(CoreState state not None, round_model, bint third_city=False):
+    """What the search's round_end_score gives `state` (just after round 1, 2 or 3 ended) with the
+    weights `round_model` (MODEL_SHAPE) and `third_city`: for tests against solver.solvers.roundmodel."""
     cdef double w[MODEL_FEATURES]
     if not 2 <= state.s.round <= MODEL_ROUNDS + 1:
         raise ValueError("a state of round 2, 3 or 4 is needed")
@@ -1084,7 +1100,7 @@ def round_end_win_probability(CoreState state not None, round_model):
         raise ValueError(f"{MODEL_FEATURES} weights a row expected")
     for i in range(MODEL_FEATURES):
         w[i] = row[i]
-    return round_end_value(&state.s, w)
+    return round_end_score(&state.s, w, third_city)
 
 
 def model_results(double value, long n, seed=0):

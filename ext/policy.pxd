@@ -5,6 +5,10 @@ The greedy policy judges a take by what the newest cards of the line are worth t
 taker (supports by face value over 4, alliances and betrayals by their sign and size,
 a city by how close it brings the taker to three) and otherwise plays the card it values
 least, so that what it gives away is worth least to a taker.
+
+The taker policy plays uniformly and takes by what the line is worth; the guard policy is
+taker that never hands the opponent its third city (the one immediate loss a playout can
+see coming one move ahead).
 """
 
 from libc.stdint cimport uint32_t
@@ -17,6 +21,7 @@ cdef enum:
     POLICY_RANDOM = 0
     POLICY_GREEDY = 1
     POLICY_TAKER = 2
+    POLICY_GUARD = 3
 
 
 cdef inline int card_worth(const State *s, int p, int kind) noexcept nogil:
@@ -59,29 +64,24 @@ cdef inline int greedy_move(const State *s) noexcept nogil:
     return best
 
 
-cdef inline int city_win_take(const State *s, int p) noexcept nogil:
-    """1 if taking now gives player p the third city (the immediate win)."""
+cdef inline int cities_in_reach(const State *s) noexcept nogil:
+    """How many cities are among the cards a take would get now."""
     cdef int n = s.line_len if s.line_len < TAKE_SIZE else TAKE_SIZE
-    cdef int i, cities = s.coll[p][KIND_C]
+    cdef int i, cities = 0
     for i in range(s.line_len - n, s.line_len):
         cities += s.line[i] == KIND_C
-    return cities == 3
+    return cities
 
 
-cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
-    """Random plays, but a take that follows what the line is worth to the taker.
+cdef inline int city_win_take(const State *s, int p) noexcept nogil:
+    """1 if taking now gives player p the third city (the immediate win)."""
+    return s.coll[p][KIND_C] + cities_in_reach(s) == 3
 
-    A uniform playout takes at a random turn, on average after one or two plays, whatever the
-    line holds; players wait for a line worth taking. So: the take that wins three cities at
-    once always; otherwise the take with probability 1/2 when the reachable cards are worth
-    at least 16 quarter points to the mover (greedy's threshold), 1/16 when they are worth
-    nothing or less, 1/8 between; a card kind from the hand uniformly otherwise.
-    """
-    cdef uint32_t mask = legal_mask(s)
+
+cdef inline int taker_from(const State *s, Rng *r, uint32_t mask) noexcept nogil:
+    """taker_move's choice among the legal moves in `mask` (not empty)."""
     cdef uint32_t plays
     cdef int p = s.to_move, w
-    if mask == 0:
-        return -1
     if (mask >> MOVE_TAKE) & 1:
         plays = mask & ~(1u << MOVE_TAKE)
         if plays == 0 or city_win_take(s, p):
@@ -99,12 +99,50 @@ cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
     return nth_move(mask, rng_below(r, DN_POPCOUNT(mask)))
 
 
+cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
+    """Random plays, but a take that follows what the line is worth to the taker.
+
+    A uniform playout takes at a random turn, on average after one or two plays, whatever the
+    line holds; players wait for a line worth taking. So: the take that wins three cities at
+    once always; otherwise the take with probability 1/2 when the reachable cards are worth
+    at least 16 quarter points to the mover (greedy's threshold), 1/16 when they are worth
+    nothing or less, 1/8 between; a card kind from the hand uniformly otherwise.
+    """
+    cdef uint32_t mask = legal_mask(s)
+    if mask == 0:
+        return -1
+    return taker_from(s, r, mask)
+
+
+cdef inline int guard_move(const State *s, Rng *r) noexcept nogil:
+    """taker_move, but never handing the opponent its third city.
+
+    While the opponent holds two cities, the mover none, and the opponent may still take this
+    round, a city within reach of a take wins the game for it on its next move: the mover
+    takes the line first if it may (the take gives it a city: the threat is over), and
+    otherwise plays any card but a city (unless it holds only cities). Elsewhere taker_move,
+    from the same random numbers.
+    """
+    cdef uint32_t mask = legal_mask(s)
+    cdef int p = s.to_move
+    if mask == 0:
+        return -1
+    if s.coll[1 - p][KIND_C] == 2 and s.coll[p][KIND_C] == 0 and not (s.taken >> (1 - p)) & 1:
+        if (mask >> MOVE_TAKE) & 1 and cities_in_reach(s):
+            return MOVE_TAKE
+        if mask & ~((1u << KIND_C) | (1u << MOVE_TAKE)):
+            mask &= ~(1u << KIND_C)
+    return taker_from(s, r, mask)
+
+
 cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
-    """The next playout move under `policy` (POLICY_RANDOM, POLICY_GREEDY or POLICY_TAKER)."""
+    """The next playout move under `policy` (POLICY_RANDOM, POLICY_GREEDY, POLICY_TAKER or POLICY_GUARD)."""
     if policy == POLICY_RANDOM:  # the default, tested first
         return random_move(s, r)
     if policy == POLICY_TAKER:
         return taker_move(s, r)
+    if policy == POLICY_GUARD:
+        return guard_move(s, r)
     if policy == POLICY_GREEDY:
         # a little randomness keeps greedy playouts from repeating one line
         if rng_below(r, 8) == 0:
@@ -114,11 +152,13 @@ cdef inline int policy_move(const State *s, Rng *r, int policy) noexcept nogil:
 
 
 cdef inline int policy_code(str name) except -1:
-    """The code of the playout policy named 'random', 'greedy' or 'taker'; ValueError for any other name."""
+    """The code of the playout policy named 'random', 'greedy', 'taker' or 'guard'; ValueError for any other name."""
     if name == "random":
         return POLICY_RANDOM
     if name == "greedy":
         return POLICY_GREEDY
     if name == "taker":
         return POLICY_TAKER
-    raise ValueError(f"unknown playout policy {name!r} (random, greedy or taker)")
+    if name == "guard":
+        return POLICY_GUARD
+    raise ValueError(f"unknown playout policy {name!r} (random, greedy, taker or guard)")

@@ -156,7 +156,7 @@ def test_dn_announces_every_option_between_id_and_dnok(engine):
     assert e.lines == [e.lines[0],
                        f"option name Threads type spin default 3 min 1 max {MAX_THREADS}",
                        f"option name Hash type spin default 280 min {HASH_MIN_MB} max {HASH_MAX_MB}",
-                       "option name Policy type combo default greedy var random var greedy var taker",
+                       "option name Policy type combo default greedy var random var greedy var taker var guard",
                        "option name Exploration type string default 0.35",
                        "option name Ponder type check default false",
                        "dnok"]
@@ -326,7 +326,7 @@ def test_setoption_good_values_are_used_and_bad_ones_name_the_range(engine):
         f"error setoption Threads: {10**20} is out of range (1 to {MAX_THREADS})",
         f"error setoption Hash: 0 is out of range ({HASH_MIN_MB} to {HASH_MAX_MB})",
         f"error setoption Hash: {HASH_MAX_MB + 1} is out of range ({HASH_MIN_MB} to {HASH_MAX_MB})",
-        "error setoption Policy: 'clever' is not one of random, greedy, taker",
+        "error setoption Policy: 'clever' is not one of random, greedy, taker, guard",
         "error setoption Exploration: nan is not a finite number (0 to 100)",
         "error setoption Exploration: -1 is out of range (0 to 100)",
         "error setoption: unknown option 'Colour' (Threads, Hash, Policy, Exploration, Ponder)",

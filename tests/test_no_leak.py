@@ -23,12 +23,13 @@ POSITIONS = [(201, 0), (202, 9), (203, 17), (204, 26), (205, 31), (206, 39), (20
 SETTINGS = [{}, {"policy": "taker"}, {"policy": "greedy"}, {"round_model": False},
             {"margin_weight": 0.2, "round_model": False}, {"exploration": 0.4},
             {"tuned": True, "round_model": False}, {"opponent_exploration": 1.2}, {"opponent_hands": 10.0},
-            {"hand_bandit": True}, {"model_temperature": 1.75, "exploration": 0.6}]
+            {"hand_bandit": True}, {"model_temperature": 1.75, "exploration": 0.6},
+            {"policy": "guard", "third_city": True}]
 BOTS = ["random", "greedy", "pimc:worlds=30", "ismcts:iterations=1500",
         "ismcts:iterations=1500,policy=taker,margin=0.2,round_model=0",
         "ismcts:iterations=1500,tuned=1,exploration=1.2,round_model=0",
         "ismcts:iterations=1500,opponent_hands=10", "ismcts:iterations=1500,search=7d9ffe8",
-        "ismcts:iterations=1500,hand_bandit=1"]
+        "ismcts:iterations=1500,hand_bandit=1", "ismcts:iterations=1500,policy=guard,third_city=1"]
 
 
 def twin_of(full: Position, seed: int) -> Position:

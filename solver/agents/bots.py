@@ -180,7 +180,7 @@ class IsmctsBot(Bot):
             "settled_stop": Key("whole", 0, 1), "round_model": Key("whole", 0, 1),
             "hand_bandit": Key("whole", 0, 1),
             "model_temperature": Key("real", MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE),
-            "ponder": Key("whole", 0, 1), "seed": SEED}
+            "third_city": Key("whole", 0, 1), "ponder": Key("whole", 0, 1), "seed": SEED}
     TAKES_LIMIT = True
     DEFAULT_LIMIT = Limit(iterations=2000)
 
@@ -192,7 +192,8 @@ class IsmctsBot(Bot):
                  opponent_hands: float | None = None,
                  reuse: int | None = None, tree_rounds: int | None = None, settled_stop: int | None = None,
                  round_model: int | None = None, hand_bandit: int | None = None,
-                 model_temperature: float | None = None, ponder: int = 0, limit: Limit | None = None):
+                 model_temperature: float | None = None, third_city: int | None = None, ponder: int = 0,
+                 limit: Limit | None = None):
         super().__init__(seed)
         keys = self.KEYS
         iterations = keys["iterations"].read("iterations", iterations) if iterations is not None else None
@@ -205,7 +206,7 @@ class IsmctsBot(Bot):
                      root_exploration=root_exploration, round4_exploration=round4_exploration,
                      margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
                      tree_rounds=tree_rounds, settled_stop=settled_stop, round_model=round_model,
-                     hand_bandit=hand_bandit, model_temperature=model_temperature)
+                     hand_bandit=hand_bandit, model_temperature=model_temperature, third_city=third_city)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
         self.config = self._config(keys["search"].read("search", search), settings)
         self.name = f"ismcts:{spec_budget(self.limit)}"
@@ -307,7 +308,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|29c04e6|7d9ffe8|388581d, policy=random|greedy|taker, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, round4_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, tree_rounds=0 to 4, settled_stop=0 to 1, round_model=0 to 1, hand_bandit=0 to 1, model_temperature=0.1 to 10, ponder=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|29c04e6|7d9ffe8|388581d, policy=random|greedy|taker|guard, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, round4_exploration=0 to 100, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, tree_rounds=0 to 4, settled_stop=0 to 1, round_model=0 to 1, hand_bandit=0 to 1, model_temperature=0.1 to 10, third_city=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -178,19 +178,23 @@ def search_options(command):
         click.option("--model-temperature", type=Real(MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE), default=None,
                      help="With the round-end model, its logit times this: how surely a lead wins "
                           "(1: as under random play; 1.75-1.86 in recorded engine games) [default: the preset's]."),
+        click.option("--third-city/--no-third-city", default=None,
+                     help="With the round-end model, a round end whose next first player holds two cities "
+                          "with a city within reach of a take is its win, not the model's value "
+                          "[default: the preset's]."),
     ]
 
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration,
                     round4_exploration, margin, tuned, opponent_hands, hand_bandit, reuse, tree_rounds,
-                    settled_stop, round_model, model_temperature, **kwargs):
+                    settled_stop, round_model, model_temperature, third_city, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
                                   round4_exploration=round4_exploration, margin=margin, tuned=tuned,
                                   opponent_hands=opponent_hands, reuse=reuse, round_model=round_model,
                                   tree_rounds=tree_rounds, settled_stop=settled_stop, hand_bandit=hand_bandit,
-                                  model_temperature=model_temperature)
+                                  model_temperature=model_temperature, third_city=third_city)
             return callback(*args, config=config, **kwargs)
 
         wrapper.__dict__["__click_params__"] = list(getattr(callback, "__click_params__", []))

@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from solver.rules.cards import COMPOSITION
+from solver.rules.notation import TAKE_SIZE
 
 FEATURES = 162
 ROUNDS_MODELLED = 3  # the model of the end of round r is row r - 1
@@ -120,9 +121,19 @@ def logit(pos, temperature: float = 1.0) -> float:
     return float(x @ np.array(weights(temperature)[pos.round - 2]))
 
 
-def win_probability(pos, temperature: float = 1.0) -> float:
+def third_city_at_once(pos) -> bool:
+    """Whether the first player of the round `pos` has just started holds two cities with a city
+    among the newest cards of the line that a take gets: its first move takes the third city
+    and wins (the search setting `third_city` scores such a round end as that win)."""
+    return pos.colls[pos.first][CITY] == 2 and CITY in list(pos.line)[-TAKE_SIZE:]
+
+
+def win_probability(pos, temperature: float = 1.0, third_city: bool = False) -> float:
     """P(a wins) from `pos` (a solver.Position just after rounds 1-3 ended) by the model (its
-    logit times `temperature`): the reference for the C version the search uses."""
+    logit times `temperature`), or with `third_city` 1 or 0 where third_city_at_once: the
+    reference for the C version the search uses."""
     import numpy as np
 
+    if third_city and third_city_at_once(pos):
+        return 1.0 if pos.first == 0 else 0.0
     return float(1.0 / (1.0 + np.exp(-logit(pos, temperature))))

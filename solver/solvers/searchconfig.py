@@ -16,7 +16,7 @@ True
 >>> SearchConfig(policy="clever")
 Traceback (most recent call last):
 ...
-solver.errors.ArgumentError: policy: 'clever' is not one of random, greedy, taker
+solver.errors.ArgumentError: policy: 'clever' is not one of random, greedy, taker, guard
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ class Policy(str, Enum):
     RANDOM = "random"  # uniform over the distinct legal moves
     GREEDY = "greedy"  # the move worth most to the mover now (solver.solvers._ismcts's greedy_move)
     TAKER = "taker"    # random plays; a take when the line is worth it, the third city always
+    GUARD = "guard"    # taker, never handing the opponent its third city
 
     def __str__(self) -> str:
         return self.value
@@ -61,6 +62,12 @@ class SearchConfig:
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
       since bench/STRENGTH.md's test 27, with `round_model`);
+      `guard` is taker that never hands the opponent its third city: while the opponent holds
+      two cities and the mover none, the mover takes a line with a city within reach (if the
+      opponent may still take this round) and otherwise plays no city;
+    - `third_city`: with `round_model`, a round end whose next first player holds two cities,
+      with a city within reach of a take, is scored as its win (its first move takes the third
+      city) rather than by the model, which reads no city in the line and puts it near 1/2;
     - `margin_weight`: how much the final margin counts in the selection (a margin of 40
       points is worth this fraction of a win; 0: results only);
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
@@ -115,6 +122,7 @@ class SearchConfig:
     settled_stop: bool = False
     hand_bandit: bool = False
     model_temperature: float = 1.0
+    third_city: bool = False
 
     def __post_init__(self):
         _real("exploration", self.exploration, 0.0, MAX_EXPLORATION)
@@ -131,7 +139,7 @@ class SearchConfig:
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
         _real("model_temperature", self.model_temperature, MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE)
         _whole("tree_rounds", self.tree_rounds, 0, MAX_TREE_ROUNDS)
-        for name in ("tuned", "reuse", "round_model", "settled_stop", "hand_bandit"):
+        for name in ("tuned", "reuse", "round_model", "settled_stop", "hand_bandit", "third_city"):
             if not isinstance(getattr(self, name), bool):
                 raise ArgumentError(f"{name}: {getattr(self, name)!r} is not True or False")
         if self.round_model and (self.margin_weight != 0 or self.tuned):
@@ -185,6 +193,8 @@ class SearchConfig:
         playouts = f"{self.policy} playouts"
         if self.policy == Policy.TAKER:
             playouts += " (random plays, the take when the line is worth it)"
+        elif self.policy == Policy.GUARD:
+            playouts += " (random plays, the take when the line is worth it, never the opponent's third city)"
         if self.settled_stop:
             playouts += " ending once the result is settled"
         if self.round_model:
@@ -192,6 +202,8 @@ class SearchConfig:
                          "(the chance of a win under random play from there")
             if self.model_temperature != 1.0:
                 playouts += f", its logit times {self.model_temperature:g}"
+            if self.third_city:
+                playouts += "; a win where the next round's first player takes its third city at once"
             playouts += ")"
             if self.tree_rounds:
                 playouts += ", as the tree is where it ends with a round"
@@ -206,10 +218,10 @@ class SearchConfig:
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
                  root_exploration=None, round4_exploration=None, margin=None, tuned=None, opponent_hands=None,
                  reuse=None, round_model=None, tree_rounds=None, settled_stop=None,
-                 hand_bandit=None, model_temperature=None) -> SearchConfig:
+                 hand_bandit=None, model_temperature=None, third_city=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
     preset, with each given option (None: the preset's) replacing its field. `margin` is
-    `margin_weight`; `tuned`, `reuse`, `round_model`, `settled_stop` and `hand_bandit` may be given
+    `margin_weight`; `tuned`, `reuse`, `round_model`, `settled_stop`, `hand_bandit` and `third_city` may be given
     as 0 or 1,
     as a spec writes them.
 
@@ -226,7 +238,8 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
                                    tree_rounds=tree_rounds,
                                    settled_stop=None if settled_stop is None else bool(settled_stop),
                                    hand_bandit=None if hand_bandit is None else bool(hand_bandit),
-                                   model_temperature=model_temperature)
+                                   model_temperature=model_temperature,
+                                   third_city=None if third_city is None else bool(third_city))
 
 
 # The settings an option or a spec key may give on top of a preset: from_options' keywords.
