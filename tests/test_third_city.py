@@ -14,6 +14,7 @@ from solver.solvers._ismcts import round_end_win_probability
 from solver.solvers.roundmodel import third_city_at_once, weights, win_probability
 from solver.solvers.search import advise
 from solver.solvers.searchconfig import PRESETS, Policy, SearchConfig
+from test_round_model import _round_starts
 
 SEEDS = range(200)
 # b to move, a holds two cities and may still take this round, a city within reach of a take
@@ -95,19 +96,11 @@ def test_the_round_end_is_a_win_exactly_where_the_first_player_takes_its_third_c
 
 
 def test_the_reference_and_the_search_agree_on_random_round_ends():
-    rng = random.Random(11)
-    ends = 0
-    for _ in range(400):
-        pos = Position.random_deal(rng.getrandbits(50))
-        current = pos.round
-        while not pos.is_over:
-            pos = pos.play(rng.choice(pos.legal_moves()))
-            if not pos.is_over and pos.round != current:
-                current = pos.round
-                ends += 1
-                assert round_end_win_probability(pos.core, weights(), True) == \
-                    pytest.approx(win_probability(pos, third_city=True), abs=1e-12)
-    assert ends > 1000
+    ends = list(_round_starts(400, seed=11))
+    assert len(ends) > 1000
+    for pos in ends:
+        assert round_end_win_probability(pos.core, weights(), True) == \
+            pytest.approx(win_probability(pos, third_city=True), abs=1e-12)
 
 
 # b's last two actions of round 2 (a has taken and holds one card): whichever of C and 7 b plays
