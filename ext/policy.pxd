@@ -7,8 +7,8 @@ a city by how close it brings the taker to three) and otherwise plays the card i
 least, so that what it gives away is worth least to a taker.
 
 The taker policy plays uniformly and takes by what the line is worth; the guard policy is
-taker that never hands the opponent its third city (the one immediate loss a playout can
-see coming one move ahead).
+taker that does not hand the opponent its third city within the round where a move avoids it
+(the one immediate loss a playout can see coming one move ahead).
 """
 
 from libc.stdint cimport uint32_t
@@ -115,13 +115,14 @@ cdef inline int taker_move(const State *s, Rng *r) noexcept nogil:
 
 
 cdef inline int guard_move(const State *s, Rng *r) noexcept nogil:
-    """taker_move, but never handing the opponent its third city.
+    """taker_move, but not handing the opponent its third city within the round.
 
     While the opponent holds two cities, the mover none, and the opponent may still take this
     round, a city within reach of a take wins the game for it on its next move: the mover
-    takes the line first if it may (the take gives it a city: the threat is over), and
-    otherwise plays any card but a city (unless it holds only cities). Elsewhere taker_move,
-    from the same random numbers.
+    takes the line first if it may (the take gives it a city: the threat is over), and plays
+    no city while it holds another card. Elsewhere taker_move, from the same random numbers
+    (a hand of cities alone is left to taker's choice, and a city left within reach when the
+    round ends is the third_city setting's business, not the playout's).
     """
     cdef uint32_t mask = legal_mask(s)
     cdef int p = s.to_move

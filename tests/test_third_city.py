@@ -1,5 +1,5 @@
-"""The third city in the search: the `guard` playouts (taker's, but never handing the opponent its
-third city) and the `third_city` setting (a round end whose next first player takes its third
+"""The third city in the search: the `guard` playouts (taker's, but not handing the opponent its
+third city within the round) and the `third_city` setting (a round end whose next first player takes its third
 city at once is scored as its win, not by the round-end model). Both off by default, the tree
 node for node as before (tests/test_search_pinned.py pins it)."""
 
@@ -52,20 +52,29 @@ def _positions(count: int, seed: int):
             pos = pos.play(rng.choice(pos.legal_moves()))
 
 
-def _threat(pos: Position) -> bool:
+def _guard_acts(pos: Position) -> bool:
+    """Whether one of guard's two rules applies: the opponent holds two cities, the mover none,
+    the opponent may still take, and either the mover may take a line with a city within reach
+    or it holds a city and another card to play."""
     me, other = pos.to_move, 1 - pos.to_move
-    return pos.colls[other][CITY] == 2 and pos.colls[me][CITY] == 0 and not (pos.taken >> other) & 1
+    if pos.colls[other][CITY] != 2 or pos.colls[me][CITY] != 0 or (pos.taken >> other) & 1:
+        return False
+    moves = {m.index for m in pos.legal_moves()}
+    if TAKE in moves and CITY in list(pos.line)[-5:]:
+        return True
+    return CITY in moves and len(moves - {CITY, TAKE}) > 0
 
 
-def test_guard_is_taker_move_for_move_where_there_is_no_threat():
-    checked = 0
-    for pos in _positions(3000, seed=5):
-        if _threat(pos):
+def test_guard_is_taker_move_for_move_where_neither_of_its_rules_applies():
+    checked = threats = 0
+    for pos in _positions(6000, seed=5):
+        if _guard_acts(pos):
             continue
         checked += 1
+        threats += pos.colls[1 - pos.to_move][CITY] == 2
         for seed in range(4):
             assert pos.core.playout_move("guard", seed) == pos.core.playout_move("taker", seed), pos.dnp()
-    assert checked > 2500
+    assert checked > 5000 and threats > 20  # positions under the threat where neither rule applies too
 
 
 def test_an_unknown_policy_is_refused():
@@ -98,6 +107,8 @@ def test_the_round_end_is_a_win_exactly_where_the_first_player_takes_its_third_c
 def test_the_reference_and_the_search_agree_on_random_round_ends():
     ends = list(_round_starts(400, seed=11))
     assert len(ends) > 1000
+    at_once = [pos.first for pos in ends if third_city_at_once(pos)]
+    assert 0 in at_once and 1 in at_once  # the rule acts, for each first player
     for pos in ends:
         assert round_end_win_probability(pos.core, weights(), True) == \
             pytest.approx(win_probability(pos, third_city=True), abs=1e-12)
@@ -123,8 +134,9 @@ def test_a_playout_that_ends_the_round_scores_the_win_the_model_misses():
     assert all(expected < 0.9 for _, expected in off.values())
 
 
-def test_where_no_round_end_can_hand_over_a_third_city_the_tree_is_the_same():
-    # each player holds a city: nobody can hold two with a third left
+def test_the_setting_leaves_the_tree_as_it_is_where_it_cannot_act():
+    # each player holds a city: no round end can hand anyone a third city, so the setting must
+    # not change a single random number or visit (the default search is pinned elsewhere)
     dnp = "68+28 ???/88+3 57+2-1-3C/778+2-1C 2 b a"
     assert _root(SearchConfig(third_city=True), dnp) == _root(SearchConfig(), dnp)
 

@@ -37,7 +37,7 @@ class Policy(str, Enum):
     RANDOM = "random"  # uniform over the distinct legal moves
     GREEDY = "greedy"  # the move worth most to the mover now (solver.solvers._ismcts's greedy_move)
     TAKER = "taker"    # random plays; a take when the line is worth it, the third city always
-    GUARD = "guard"    # taker, never handing the opponent its third city
+    GUARD = "guard"    # taker, not handing the opponent its third city within the round
 
     def __str__(self) -> str:
         return self.value
@@ -62,9 +62,10 @@ class SearchConfig:
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
       since bench/STRENGTH.md's test 27, with `round_model`);
-      `guard` is taker that never hands the opponent its third city: while the opponent holds
-      two cities and the mover none, the mover takes a line with a city within reach (if the
-      opponent may still take this round) and otherwise plays no city;
+      `guard` is taker that does not hand the opponent its third city within the round: while
+      the opponent holds two cities, the mover none, and the opponent may still take this
+      round, the mover takes a line with a city within reach and plays no city while it holds
+      another card;
     - `third_city`: with `round_model`, a round end whose next first player holds two cities,
       with a city within reach of a take, is scored as its win (its first move takes the third
       city) rather than by the model, which reads no city in the line and puts it near 1/2;
@@ -194,7 +195,7 @@ class SearchConfig:
         if self.policy == Policy.TAKER:
             playouts += " (random plays, the take when the line is worth it)"
         elif self.policy == Policy.GUARD:
-            playouts += " (random plays, the take when the line is worth it, never the opponent's third city)"
+            playouts += " (random plays, the take when the line is worth it, not the opponent's third city)"
         if self.settled_stop:
             playouts += " ending once the result is settled"
         if self.round_model:
