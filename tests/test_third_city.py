@@ -60,7 +60,7 @@ def _guard_acts(pos: Position) -> bool:
     if pos.colls[other][CITY] != 2 or pos.colls[me][CITY] != 0 or (pos.taken >> other) & 1:
         return False
     moves = {m.index for m in pos.legal_moves()}
-    if TAKE in moves and CITY in list(pos.line)[-5:]:
+    if TAKE in moves and CITY in pos.in_reach:
         return True
     return CITY in moves and len(moves - {CITY, TAKE}) > 0
 

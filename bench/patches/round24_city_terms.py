@@ -19,7 +19,6 @@ import sys
 import numpy as np
 
 from solver.agents.match import read_records
-from solver.rules.notation import TAKE_SIZE
 from solver.rules.position import Position
 from solver.solvers import roundmodel
 
@@ -42,7 +41,7 @@ def round_ends(paths):
                 first = pos.first
                 z = roundmodel.logit(pos)
                 yield (pos.round - 1, z if first == 0 else -z, result_a if first == 0 else 1 - result_a,
-                       pos.colls[first][CITY], pos.colls[1 - first][CITY], list(pos.line)[-TAKE_SIZE:].count(CITY))
+                       pos.colls[first][CITY], pos.colls[1 - first][CITY], pos.in_reach.count(CITY))
 
 
 def fit(x, y, l2=1.0, steps=40):

@@ -8,7 +8,7 @@ player  majorities  sets  alliances  betrayals  total
 from __future__ import annotations
 
 from solver.rules.cards import KINDS
-from solver.rules.notation import PLAYERS, TAKE_SIZE, deck_size
+from solver.rules.notation import PLAYERS, deck_size
 from solver.rules.position import Position
 
 _HOW = {"points": "on points", "tie-break": "on the tie-break (more 8s, then 7s, 6s, 5s)",
@@ -57,7 +57,7 @@ def render_board(pos: Position) -> str:
         status = f"{PLAYERS[pos.to_move]} to move ({PLAYERS[pos.first]} is first player this round)"
     out = [f"District Noir — round {pos.round} of 4, {status}; taken this round: {_taken_text(pos)}"]
     if pos.line:
-        reach = pos.line[-TAKE_SIZE:]
+        reach = pos.in_reach
         out.append(f"line    {_cards(pos.line)}  <- newest   ({_plural(len(pos.line), 'card')})")
         if not pos.is_over:
             out.append(f"{PLAYERS[pos.to_move]} taking now would get: {_cards(reach)}")
@@ -88,7 +88,7 @@ def render_move_line(number: int, before: Position, token: str, after: Position)
     """
     mover = PLAYERS[before.to_move]
     if token == "T":
-        what = f"takes {_cards(before.line[-TAKE_SIZE:])}"
+        what = f"takes {_cards(before.in_reach)}"
     else:
         what = f"plays {token}"
     scores = after.result().scores

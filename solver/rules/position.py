@@ -21,6 +21,7 @@ from solver.rules.notation import (
     ACTIONS_PER_ROUND,
     PLAYERS,
     ROUNDS,
+    TAKE_SIZE,
     PositionError,
     check_rules,
     format_fields,
@@ -273,6 +274,11 @@ class Position:
     def line(self) -> tuple[int, ...]:
         """The line's cards (kinds), oldest first."""
         return self._field_values()["line"]
+
+    @property
+    def in_reach(self) -> tuple[int, ...]:
+        """The cards (kinds) a take would get now: the newest TAKE_SIZE of the line, oldest first."""
+        return self.line[-TAKE_SIZE:]
 
     @property
     def hands(self) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:

@@ -27,7 +27,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from solver.rules.cards import COMPOSITION
-from solver.rules.notation import TAKE_SIZE
 
 FEATURES = 162
 ROUNDS_MODELLED = 3  # the model of the end of round r is row r - 1
@@ -125,7 +124,7 @@ def third_city_at_once(pos) -> bool:
     """Whether the first player of the round `pos` has just started holds two cities with a city
     among the newest cards of the line that a take gets: its first move takes the third city
     and wins (the search setting `third_city` scores such a round end as that win)."""
-    return pos.colls[pos.first][CITY] == 2 and CITY in list(pos.line)[-TAKE_SIZE:]
+    return pos.colls[pos.first][CITY] == 2 and CITY in pos.in_reach
 
 
 def win_probability(pos, temperature: float = 1.0, third_city: bool = False) -> float:

@@ -49,7 +49,7 @@ def position_json(pos: Position) -> dict:
     else:
         legal = [str(m) for m in pos.legal_moves()]
         playable = legal
-    take = pos.line[-5:] if pos.line else ()
+    take = pos.in_reach
     result = pos.result()
     return dict(
         dnp=str(pos), round=pos.round, to_move=None if mover is None else PLAYERS[mover],
