@@ -19,10 +19,12 @@ import sys
 import numpy as np
 
 from solver.agents.match import read_records
+from solver.bench.round_model import fit, log_loss
 from solver.rules.position import Position
 from solver.solvers import roundmodel
 
 CITY = 10
+STEPS = 40  # Newton steps of the fits (the round-end model's own fit takes 12)
 
 
 def round_ends(paths):
@@ -44,20 +46,6 @@ def round_ends(paths):
                        pos.colls[first][CITY], pos.colls[1 - first][CITY], pos.in_reach.count(CITY))
 
 
-def fit(x, y, l2=1.0, steps=40):
-    """L2-regularised logistic regression by Newton's method."""
-    w = np.zeros(x.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-x @ w))
-        w -= np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1]), x.T @ (p - y) + l2 * w)
-    return w
-
-
-def log_loss(x, y, w):
-    p = np.clip(1 / (1 + np.exp(-x @ w)), 1e-9, 1 - 1e-9)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-
-
 def main(out, paths):
     a = np.array(list(round_ends(paths)), float)
     rnd, z, y, cf, cs, reach = a[:, 0].astype(int), a[:, 1], a[:, 2], a[:, 3], a[:, 4], a[:, 5] > 0
@@ -69,9 +57,9 @@ def main(out, paths):
     keep = (y != 0.5) & ~((np.clip(cf, 0, 2) == 2) & reach)
     test = np.random.default_rng(0).random(len(y)) < 0.3
     for name, x in (("the model, a temperature a round", plain), ("with the city terms", cities)):
-        w = fit(x[keep & ~test], y[keep & ~test])
-        print(f"{name}: held-out log-loss {log_loss(x[keep & test], y[keep & test], w):.4f}")
-    w = fit(cities[keep], y[keep])
+        w = fit(x[keep & ~test], y[keep & ~test], steps=STEPS)
+        print(f"{name}: held-out log-loss {log_loss(1 / (1 + np.exp(-x[keep & test] @ w)), y[keep & test]):.4f}")
+    w = fit(cities[keep], y[keep], steps=STEPS)
     temps, terms, with_reach = w[:3], w[6:15], w[15:24]
     print("temperatures", np.round(temps, 3).tolist())
     print("cities held (first, second):", {f"{i // 3}{i % 3}": round(float(v), 3) for i, v in enumerate(terms)})
