@@ -96,6 +96,8 @@ MARGIN_SCALE = 40.0
 # again while it doubles). Every memory figure (--max-nodes, the engine's Hash,
 # `memory_bound_mb`) counts nodes at this size.
 NODE_BYTES = sizeof(Node) + 3 * sizeof(HandStats) // 8
+# The largest poly_bonus (k of the polynomial bonus; 0.467 makes it UCB1's at 1,000 visits).
+MAX_POLY_BONUS = 10.0
 # The largest opponent_hands (the shared mean's weight, in visits, against one hand's own results).
 MAX_HAND_PRIOR = 1000.0
 
@@ -164,6 +166,20 @@ cdef inline double log_count(uint32_t n) noexcept nogil:
     return LOG_TABLE[n] if n < LOG_TABLE_SIZE else log(<double>n)
 
 
+# sqrt(n), for the polynomial bonus (Searcher.start's poly_bonus) as LOG_TABLE is for UCB1's:
+# the selection reads one table or the other, chosen once an iteration, at the same cost.
+cdef double SQRT_TABLE[LOG_TABLE_SIZE]
+for _n in range(LOG_TABLE_SIZE):
+    SQRT_TABLE[_n] = sqrt(<double>_n)
+
+
+cdef inline double bonus_count(const double *table, uint32_t n) noexcept nogil:
+    """table[n] of a count n >= 1: log(n) from LOG_TABLE, sqrt(n) from SQRT_TABLE."""
+    if n < LOG_TABLE_SIZE:
+        return table[n]
+    return sqrt(<double>n) if table == &SQRT_TABLE[0] else log(<double>n)
+
+
 cdef extern from *:
     """
     #define DN_PREFETCH(p) __builtin_prefetch((const void *)(p))
@@ -229,12 +245,15 @@ cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) 
     return mean + mw * ch.margin / ch.visits + c * sqrt(explore)
 
 
-cdef inline double shared_score(const Node *ch, double c, double mw, bint tuned, bint extra, bint model) noexcept nogil:
-    """A tried child's selection score from its own statistics (the options' terms with `extra`)."""
+cdef inline double shared_score(const Node *ch, double c, double mw, bint tuned, bint extra, bint model,
+                                const double *bonus) noexcept nogil:
+    """A tried child's selection score from its own statistics (the options' terms with `extra`).
+    With the model, `bonus` is LOG_TABLE (UCB1) or SQRT_TABLE (the polynomial bonus of
+    Searcher.start's `poly_bonus`, whose k the caller has multiplied into c)."""
     if not extra:  # the plain variant: 388581d's formula and cost
         return 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
     if model:  # the exact results (start refuses the model with mw or tuned)
-        return ch.margin / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
+        return ch.margin / ch.visits + c * sqrt(bonus_count(bonus, ch.avail) / ch.visits)
     return extra_score(ch, c, mw, tuned)
 
 
@@ -330,16 +349,21 @@ cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
     return half
 
 
-# The three compiled variants of Searcher.iterate: the plain search (no margin term, UCB1-Tuned
+# The four compiled variants of Searcher.iterate: the plain search (no margin term, UCB1-Tuned
 # or round-end model: 388581d's and the default up to 7d9ffe8), the round-end model's (the
-# default since 1da0d9a; start refuses it with the margin term or UCB1-Tuned), each with the
-# options' tests left out at compile time (they cost 1.7% of the instructions as run-time
-# tests), and the search with the margin term or UCB1-Tuned, which keeps them. Empty marker
+# default since 1da0d9a; start refuses it with the margin term or UCB1-Tuned) and the same with
+# the polynomial bonus (`poly_bonus`; as a run-time test in the model's variant it cost 2% of
+# its instructions), each with the options' tests left out at compile time (they cost 1.7% of
+# the instructions as run-time tests), and the search with the margin term or UCB1-Tuned,
+# which keeps them. Empty marker
 # types: a fused type is Cython's way to compile one body several times.
 ctypedef struct DefaultSearch:
     char unused
 
 ctypedef struct ModelSearch:
+    char unused
+
+ctypedef struct PolySearch:
     char unused
 
 ctypedef struct OptionsSearch:
@@ -348,6 +372,7 @@ ctypedef struct OptionsSearch:
 ctypedef fused Variant:
     DefaultSearch
     ModelSearch
+    PolySearch
     OptionsSearch
 
 
@@ -383,6 +408,7 @@ cdef class Searcher:
     cdef double opponent_exploration    # at the opponent's decisions
     cdef double root_exploration        # at the root, whose visits are the advice
     cdef double round4_exploration      # at round-4 decisions below a root of rounds 1-3 (< 0: off)
+    cdef double poly_bonus              # with the model, k of the polynomial bonus (0: UCB1's)
     cdef int tree_rounds                # rounds the tree spans from the root's (0: to the game's end)
     cdef bint settled_stop              # the descent and the playout end at a settled result
     cdef double margin_weight
@@ -539,9 +565,10 @@ cdef class Searcher:
         cdef uint32_t hand_cap = HAND_BANDIT_CAP if bandit else 0xFFFFFFFFu
         cdef double hand_log = 0           # hand_bandit: log of the entry's visits over all its moves, plus K
         # the plain variant compiles without the options' tests (constants the compiler folds)
-        cdef bint model = False if Variant is DefaultSearch else (True if Variant is ModelSearch else self.use_model)
+        cdef bint model = False if Variant is DefaultSearch else \
+            (True if Variant is ModelSearch or Variant is PolySearch else self.use_model)
         cdef bint extra = False if Variant is DefaultSearch else \
-            (True if Variant is ModelSearch else (tuned or mw != 0 or model))
+            (True if Variant is ModelSearch or Variant is PolySearch else (tuned or mw != 0 or model))
         # the tree ends with this round (or never: 0 would be reached only after round 4)
         cdef int tree_end = self.root.round + self.tree_rounds if self.tree_rounds else LAST_ROUND + 1
         # the descent and the playout stop once the result is settled (the model's playouts too)
@@ -553,6 +580,11 @@ cdef class Searcher:
         cdef Score scores[2]
         cdef HandStats *e
         cdef double K = self.hand_prior
+        # the polynomial bonus (with the model, its own variant): k sqrt(sqrt(avail) / visits) from
+        # SQRT_TABLE, k in cs
+        cdef bint poly = Variant is PolySearch
+        cdef const double *bonus = &SQRT_TABLE[0] if poly else &LOG_TABLE[0]
+        cdef double cs                     # the constant of the children's shared scores: c, times k with poly
         if K > 0 and self.n_hands + MAX_DEPTH > (1 << self.hand_bits) // 2 and self.hand_bits < self.max_hand_bits:
             self.grow_hands()  # before the descent: no entry of this iteration moves
         sample_world(view, unseen, &world, r)
@@ -571,9 +603,11 @@ cdef class Searcher:
             c = c_own if world.to_move == unseen.observer else c_opp
             if node == 0:
                 c = self.root_exploration
-            elif Variant is ModelSearch and world.round == LAST_ROUND and self.round4_exploration >= 0 \
+            elif (Variant is ModelSearch or Variant is PolySearch) \
+                    and world.round == LAST_ROUND and self.round4_exploration >= 0 \
                     and self.root.round < LAST_ROUND:
                 c = self.round4_exploration  # round 4's played-out results below a root of rounds 1-3
+            cs = c * self.poly_bonus if poly else c
             tried = 0
             best_child = NO_NODE
             best_score = -1e300
@@ -608,7 +642,7 @@ cdef class Searcher:
                     tried |= 1u << m
                     ch.avail += 1
                     if not hand_scored:  # (a hand's own bandit scores its children from its entry)
-                        base[scored] = shared_score(ch, c, mw, tuned, extra, model)
+                        base[scored] = shared_score(ch, cs, mw, tuned, extra, model, bonus)
                     children[scored] = child
                     scored += 1
             if per_hand:
@@ -619,7 +653,7 @@ cdef class Searcher:
             for j in range(scored):
                 ch = &self.nodes[children[j]]
                 if hand_scored and e == NULL:  # no entry after all (a full table): the shared score
-                    base[j] = shared_score(ch, c, mw, tuned, extra, model)
+                    base[j] = shared_score(ch, cs, mw, tuned, extra, model, bonus)
                 score = base[j]
                 if e != NULL:
                     i = hand_slot(&world, ch.move)
@@ -737,7 +771,8 @@ cdef class Searcher:
               str policy="random", double margin_weight=0.0, bint tuned=False,
               opponent_exploration=None, double opponent_hands=0.0, round_model=None,
               root_exploration=None, int tree_rounds=0, bint settled_stop=False,
-              bint hand_bandit=False, round4_exploration=None, bint third_city=False):
+              bint hand_bandit=False, round4_exploration=None, bint third_city=False,
+              double poly_bonus=0.0):
         """Begin a new tree for `view` (the CoreState of the observer's view, observer to move).
 
         `round_model` (MODEL_SHAPE weights: solver.solvers.roundmodel.weights()), when given, ends
@@ -774,6 +809,13 @@ cdef class Searcher:
         instead of a result drawn with them. That score replaces the shared one at such a node,
         the margin term and UCB1-Tuned included.
 
+        `poly_bonus` k > 0 (with `round_model`; nothing otherwise) replaces UCB1's bonus
+        c * sqrt(ln(avail) / visits) by the polynomial c * k * avail**(1/4) / sqrt(visits) (Shah, Xie
+        and Xu 2020: a bonus polynomial in the parent's count where the values below a node
+        drift as its subtree learns). The two agree where avail = n for k = sqrt(ln n) / n**(1/4):
+        k = 0.467 at n = 1,000, below which the polynomial explores less, above more. The
+        per-hand bandit's own term stays UCB1's.
+
         ValueError, before anything is stored, for a finished game, an observer not to move, an
         exploration constant outside 0..MAX_EXPLORATION (a negative or NaN one would leave
         the selection without a child), or model weights of another shape or not finite.
@@ -794,6 +836,8 @@ cdef class Searcher:
         if round4_exploration is not None and not (0 <= round4_exploration <= MAX_EXPLORATION):
             raise ValueError(f"round4_exploration: {round4_exploration!r} is out of range "
                              f"(0 to {MAX_EXPLORATION:g})")
+        if not (0 <= poly_bonus <= MAX_POLY_BONUS):  # False for NaN too
+            raise ValueError(f"poly_bonus: {poly_bonus!r} is out of range (0 to {MAX_POLY_BONUS:g})")
         if not (0 <= tree_rounds <= LAST_ROUND):
             raise ValueError(f"tree_rounds: {tree_rounds!r} is out of range (0 to {LAST_ROUND})")
         if not (0 <= opponent_hands <= MAX_HAND_PRIOR):
@@ -819,6 +863,7 @@ cdef class Searcher:
         self.opponent_exploration = opponent_exploration
         self.root_exploration = root_exploration
         self.round4_exploration = -1.0 if round4_exploration is None else round4_exploration
+        self.poly_bonus = poly_bonus
         self.tree_rounds = tree_rounds
         self.settled_stop = settled_stop
         self.third_city = third_city
@@ -980,6 +1025,7 @@ cdef class Searcher:
         cdef long done = 0
         cdef double deadline
         cdef bint options = self.tuned or self.margin_weight != 0
+        cdef bint poly = self.use_model and self.poly_bonus > 0  # the model with the polynomial bonus
         if not self.started:
             raise ValueError("call start() first")
         if budget <= 0 and limit <= 0:
@@ -987,8 +1033,11 @@ cdef class Searcher:
         with nogil:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
-                if self.use_model:
+                if self.use_model and not poly:
                     self.iterate(<ModelSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
+                                 self.opponent_exploration, self.policy, 0.0, False)
+                elif poly:
+                    self.iterate(<PolySearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
                                  self.opponent_exploration, self.policy, 0.0, False)
                 elif options:
                     self.iterate(<OptionsSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,

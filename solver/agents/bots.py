@@ -41,7 +41,7 @@ from solver.base.seeds import thread_seed
 from solver.errors import ArgumentError, SpecError
 from solver.rules.cards import Move
 from solver.rules.position import Position
-from solver.solvers._ismcts import MAX_HAND_PRIOR, POLICY_NAMES
+from solver.solvers._ismcts import MAX_HAND_PRIOR, MAX_POLY_BONUS, POLICY_NAMES
 from solver.solvers._pimc import flat_values
 from solver.solvers.limit import Limit
 from solver.solvers.search import DEFAULT_POLICY, KeptTree, advise
@@ -174,7 +174,8 @@ class IsmctsBot(Bot):
             "policy": POLICY, "exploration": Key("real", 0.0, MAX_EXPLORATION),
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION),
             "root_exploration": Key("real", 0.0, MAX_EXPLORATION),
-            "round4_exploration": Key("real", 0.0, MAX_EXPLORATION), "margin": Key("real", 0.0, 1.0),
+            "round4_exploration": Key("real", 0.0, MAX_EXPLORATION), "poly_bonus": Key("real", 0.0, MAX_POLY_BONUS),
+            "margin": Key("real", 0.0, 1.0),
             "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
             "reuse": Key("whole", 0, 1), "tree_rounds": Key("whole", 0, MAX_TREE_ROUNDS),
             "settled_stop": Key("whole", 0, 1), "round_model": Key("whole", 0, 1),
@@ -188,7 +189,7 @@ class IsmctsBot(Bot):
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
                  root_exploration: float | None = None, round4_exploration: float | None = None,
-                 margin: float | None = None, tuned: int | None = None,
+                 poly_bonus: float | None = None, margin: float | None = None, tuned: int | None = None,
                  opponent_hands: float | None = None,
                  reuse: int | None = None, tree_rounds: int | None = None, settled_stop: int | None = None,
                  round_model: int | None = None, hand_bandit: int | None = None,
@@ -204,7 +205,7 @@ class IsmctsBot(Bot):
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                      root_exploration=root_exploration, round4_exploration=round4_exploration,
-                     margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
+                     poly_bonus=poly_bonus, margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
                      tree_rounds=tree_rounds, settled_stop=settled_stop, round_model=round_model,
                      hand_bandit=hand_bandit, model_temperature=model_temperature, third_city=third_city)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}

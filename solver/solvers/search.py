@@ -230,6 +230,7 @@ class IsmctsSearch:
                        margin_weight=config.margin_weight, tuned=config.tuned,
                        opponent_hands=config.opponent_hands, hand_bandit=config.hand_bandit,
                        round4_exploration=config.round4_exploration, third_city=config.third_city,
+                       poly_bonus=config.poly_bonus,
                        round_model=roundmodel.weights(config.model_temperature) if config.round_model else None)
 
     def follow(self, view: Position, seed: int, first: Move | None = None) -> int:

@@ -1,0 +1,88 @@
+"""The `poly_bonus` search option: with the round-end model, the exploration bonus
+c * k * avail^(1/4) / sqrt(visits) instead of UCB1's c * sqrt(ln(avail) / visits)
+(bench/STRENGTH.md's test 36). Off (0) by default: the tree node for node as before
+(tests/test_search_pinned.py pins the default); its own search is pinned here, as computed by
+the scratch tree that test 36 played (`DNOIR_POLY=0.467`, bench/patches/round26_tree_screens.patch)."""
+
+import math
+import random
+
+import pytest
+
+from solver import Position
+from solver.agents.bots import make_bot
+from solver.errors import ArgumentError, SpecError
+from solver.solvers._ismcts import MAX_POLY_BONUS, Searcher
+from solver.solvers.roundmodel import weights
+from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
+from test_search_pinned import CASES, _digest, _view
+
+# the default search with poly_bonus 0.467, 4,000 iterations (test_search_pinned's cases)
+POLY_SEARCH = {(1, 0): "0c7599827027455c", (2, 7): "5c1bc77cdcbc0f7c", (3, 14): "d3bcf64251fa3fcc",
+               (4, 21): "9a40ebd98fb08453", (5, 27): "e52c75963e60fe47", (6, 33): "91f7a4bacc3e0cd7"}
+DEFAULT_OPTIONS = dict(opponent_hands=10.0, exploration=0.35, policy="taker")
+
+
+def _root_stats(view: Position, **options) -> dict:
+    searcher = Searcher(max_nodes=200_000)
+    searcher.start(view.core, observer=view.to_move, seed=5, **options)
+    searcher.search(iterations=3000)
+    return searcher.root_stats()
+
+
+def test_off_by_default_and_in_every_preset():
+    assert all(preset.poly_bonus == 0 for preset in PRESETS.values())
+
+
+def test_k_0467_makes_the_bonus_ucb1s_at_a_thousand_visits():
+    # the value the docs and the test use: sqrt(ln n) / n^(1/4) at n = 1,000
+    assert math.sqrt(math.log(1000)) / 1000 ** 0.25 == pytest.approx(0.467, abs=5e-4)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_polynomial_search_is_node_for_node_what_test_36_played(case):
+    view = _view(*case)
+    s = Searcher(max_nodes=200_000)
+    s.start(view.core, observer=view.to_move, seed=case[0], round_model=weights(), poly_bonus=0.467,
+            **DEFAULT_OPTIONS)
+    s.search(iterations=4000)
+    assert _digest(s.root_stats()) == POLY_SEARCH[case]
+
+
+def test_it_acts_with_the_model_only():
+    view = _view(*CASES[1])
+    with_model = [_root_stats(view, round_model=weights(), poly_bonus=k, **DEFAULT_OPTIONS) for k in (0.0, 0.467)]
+    assert with_model[0] != with_model[1]
+    played_out = [_root_stats(view, poly_bonus=k, **DEFAULT_OPTIONS) for k in (0.0, 0.467)]
+    assert played_out[0] == played_out[1]  # the raw searcher without the model: UCB1 as before
+
+
+@pytest.mark.parametrize("bad", [-0.1, MAX_POLY_BONUS + 0.5, float("nan")])
+def test_searcher_refuses_out_of_range(bad):
+    view = _view(*CASES[0])
+    with pytest.raises(ValueError, match="poly_bonus"):
+        Searcher(max_nodes=1000).start(view.core, observer=view.to_move, poly_bonus=bad)
+
+
+def test_the_setting_is_checked_and_stated():
+    # (tests/test_search_option_cli.py: the option, the spec key and the assumptions line)
+    with pytest.raises(ArgumentError, match=r"poly_bonus: -1 is out of range"):
+        SearchConfig(poly_bonus=-1)
+    with pytest.raises(ArgumentError, match="poly_bonus: .*needs the model"):
+        from_options(poly_bonus=0.467, round_model=0)
+    with pytest.raises(SpecError, match="poly_bonus"):
+        make_bot("ismcts:iterations=10,poly_bonus=x")
+    assert "polynomial" not in SearchConfig().assumes
+    assert "UCB with a polynomial bonus" in from_options(poly_bonus=0.467).assumes
+
+
+def test_the_round_4_constant_still_acts_below_round_3_with_it():
+    # the polynomial bonus has its own compiled variant of the iteration: the settings the model's
+    # variant reads (here round4_exploration, at round 4's decisions below a round-3 root) hold there too
+    pos, rng = Position.random_deal(32), random.Random(32)
+    while pos.round < 3 or sum(pos.actions) < 8:  # late in round 3: the tree reaches round 4
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    view = pos.view("ab"[pos.to_move])
+    trees = [_root_stats(view, round_model=weights(), poly_bonus=0.467, round4_exploration=r4, **DEFAULT_OPTIONS)
+             for r4 in (None, 0.7)]
+    assert trees[0] != trees[1]
