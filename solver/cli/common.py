@@ -153,7 +153,7 @@ def search_options(command):
         click.option("--poly-bonus", type=Real(0.0, MAX_POLY_BONUS), default=None, metavar="K",
                      help="With the round-end model, the exploration bonus c K avail^(1/4) / sqrt(visits) "
                           "instead of UCB1's c sqrt(ln(avail) / visits); 0.467 agrees with UCB1 at 1,000 "
-                          "visits; 0: UCB1's [default: the preset's]."),
+                          "visits; 0: UCB1's; no effect without the model [default: the preset's]."),
         click.option("--margin", type=Real(0.0, 1.0), default=None,
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
                           "this fraction of a win; needs played-out games (--no-round-model) "

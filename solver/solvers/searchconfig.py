@@ -64,7 +64,7 @@ class SearchConfig:
       sqrt(visits) (Shah, Xie and Xu 2020, for values that drift as the tree below a node
       learns). With k = 0.467 the two agree at 1,000 visits: the polynomial explores less below
       (the deep nodes follow their best moves) and more above (the root and the nodes near it).
-      0 (UCB1's) by default; bench/STRENGTH.md's test 36 is its SPRT;
+      0 (UCB1's) by default; bench/STRENGTH.md's test 36 is its SPRT; no effect without the model;
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
       since bench/STRENGTH.md's test 27, with `round_model`);
@@ -141,9 +141,6 @@ class SearchConfig:
         if self.round4_exploration is not None:
             _real("round4_exploration", self.round4_exploration, 0.0, MAX_EXPLORATION)
         _real("poly_bonus", self.poly_bonus, 0.0, MAX_POLY_BONUS)
-        if self.poly_bonus and not self.round_model:
-            raise ArgumentError("poly_bonus: the polynomial bonus is the round-end model's selection; "
-                                "it needs the model (--round-model, round_model=1)")
         if self.policy not in POLICY_NAMES:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
@@ -186,7 +183,7 @@ class SearchConfig:
         'worlds sampled uniformly from the cards the mover cannot see; both sides choose by UCB1 (exploration 0.7) over results; random playouts'
         """
         select = "UCB1-Tuned" if self.tuned else "UCB1"
-        if self.poly_bonus:
+        if self.poly_bonus and self.round_model:
             select = "UCB with a polynomial bonus"
         constant = f"exploration {self.exploration:g}"
         if self.opponent != self.exploration:
@@ -195,7 +192,7 @@ class SearchConfig:
             constant += f", {self.root_exploration:g} at the root"
         if self.round_model and self.round4_exploration is not None and self.tree_rounds != 1:
             constant += f", {self.round4_exploration:g} at round 4's decisions below rounds 1-3"
-        if self.poly_bonus:
+        if self.poly_bonus and self.round_model:
             constant += f", times {self.poly_bonus:g} avail^(1/4) / sqrt(visits) in place of sqrt(ln(avail) / visits)"
         value = "results" if self.margin_weight == 0 else f"results and {self.margin_weight:g} of a win per 40 points of margin"
         hands = "" if self.opponent_hands == 0 else \
