@@ -166,18 +166,16 @@ cdef inline double log_count(uint32_t n) noexcept nogil:
     return LOG_TABLE[n] if n < LOG_TABLE_SIZE else log(<double>n)
 
 
-# sqrt(n), for the polynomial bonus (Searcher.start's poly_bonus) as LOG_TABLE is for UCB1's:
-# the selection reads one table or the other, chosen once an iteration, at the same cost.
+# sqrt(n), for the polynomial bonus (Searcher.start's poly_bonus) as LOG_TABLE is for UCB1's,
+# at the same cost.
 cdef double SQRT_TABLE[LOG_TABLE_SIZE]
 for _n in range(LOG_TABLE_SIZE):
     SQRT_TABLE[_n] = sqrt(<double>_n)
 
 
-cdef inline double bonus_count(const double *table, uint32_t n) noexcept nogil:
-    """table[n] of a count n >= 1: log(n) from LOG_TABLE, sqrt(n) from SQRT_TABLE."""
-    if n < LOG_TABLE_SIZE:
-        return table[n]
-    return sqrt(<double>n) if table == &SQRT_TABLE[0] else log(<double>n)
+cdef inline double sqrt_count(uint32_t n) noexcept nogil:
+    """sqrt(n) of a count n >= 1."""
+    return SQRT_TABLE[n] if n < LOG_TABLE_SIZE else sqrt(<double>n)
 
 
 cdef extern from *:
@@ -246,14 +244,14 @@ cdef inline double extra_score(const Node *ch, double c, double mw, bint tuned) 
 
 
 cdef inline double shared_score(const Node *ch, double c, double mw, bint tuned, bint extra, bint model,
-                                const double *bonus) noexcept nogil:
+                                bint poly) noexcept nogil:
     """A tried child's selection score from its own statistics (the options' terms with `extra`).
-    With the model, `bonus` is LOG_TABLE (UCB1) or SQRT_TABLE (the polynomial bonus of
-    Searcher.start's `poly_bonus`, whose k the caller has multiplied into c)."""
+    With the model and `poly`, the polynomial bonus of Searcher.start's `poly_bonus`, whose k
+    the caller has multiplied into c: c sqrt(sqrt(avail) / visits) instead of UCB1's log."""
     if not extra:  # the plain variant: 388581d's formula and cost
         return 0.5 * ch.half_reward / ch.visits + c * sqrt(log_count(ch.avail) / ch.visits)
     if model:  # the exact results (start refuses the model with mw or tuned)
-        return ch.margin / ch.visits + c * sqrt(bonus_count(bonus, ch.avail) / ch.visits)
+        return ch.margin / ch.visits + c * sqrt((sqrt_count(ch.avail) if poly else log_count(ch.avail)) / ch.visits)
     return extra_score(ch, c, mw, tuned)
 
 
@@ -355,8 +353,8 @@ cdef inline int model_half_points(double value, Rng *r) noexcept nogil:
 # the polynomial bonus (`poly_bonus`; as a run-time test in the model's variant it cost 2% of
 # its instructions), each with the options' tests left out at compile time (they cost 1.7% of
 # the instructions as run-time tests), and the search with the margin term or UCB1-Tuned,
-# which keeps them. Empty marker
-# types: a fused type is Cython's way to compile one body several times.
+# which keeps them. Empty marker types: a fused type is Cython's way to compile one body
+# several times.
 ctypedef struct DefaultSearch:
     char unused
 
@@ -580,10 +578,8 @@ cdef class Searcher:
         cdef Score scores[2]
         cdef HandStats *e
         cdef double K = self.hand_prior
-        # the polynomial bonus (with the model, its own variant): k sqrt(sqrt(avail) / visits) from
-        # SQRT_TABLE, k in cs
+        # the polynomial bonus (with the model, its own variant): k sqrt(sqrt(avail) / visits), k in cs
         cdef bint poly = Variant is PolySearch
-        cdef const double *bonus = &SQRT_TABLE[0] if poly else &LOG_TABLE[0]
         cdef double cs                     # the constant of the children's shared scores: c, times k with poly
         if K > 0 and self.n_hands + MAX_DEPTH > (1 << self.hand_bits) // 2 and self.hand_bits < self.max_hand_bits:
             self.grow_hands()  # before the descent: no entry of this iteration moves
@@ -642,7 +638,7 @@ cdef class Searcher:
                     tried |= 1u << m
                     ch.avail += 1
                     if not hand_scored:  # (a hand's own bandit scores its children from its entry)
-                        base[scored] = shared_score(ch, cs, mw, tuned, extra, model, bonus)
+                        base[scored] = shared_score(ch, cs, mw, tuned, extra, model, poly)
                     children[scored] = child
                     scored += 1
             if per_hand:
@@ -653,7 +649,7 @@ cdef class Searcher:
             for j in range(scored):
                 ch = &self.nodes[children[j]]
                 if hand_scored and e == NULL:  # no entry after all (a full table): the shared score
-                    base[j] = shared_score(ch, cs, mw, tuned, extra, model, bonus)
+                    base[j] = shared_score(ch, cs, mw, tuned, extra, model, poly)
                 score = base[j]
                 if e != NULL:
                     i = hand_slot(&world, ch.move)
@@ -1033,11 +1029,11 @@ cdef class Searcher:
         with nogil:
             deadline = now_seconds() + limit
             while self.nodes[0].visits < self.visits_limit:
-                if self.use_model and not poly:
-                    self.iterate(<ModelSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
-                                 self.opponent_exploration, self.policy, 0.0, False)
-                elif poly:
+                if poly:
                     self.iterate(<PolySearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
+                                 self.opponent_exploration, self.policy, 0.0, False)
+                elif self.use_model:
+                    self.iterate(<ModelSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
                                  self.opponent_exploration, self.policy, 0.0, False)
                 elif options:
                     self.iterate(<OptionsSearch *>NULL, &self.root, &self.unseen, &self.rng, self.exploration,
