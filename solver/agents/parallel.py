@@ -93,6 +93,7 @@ def _worker_init(main_pid: int, at_exit, from_main_thread: bool) -> None:
 
     # SIGTERM: from the main process stopping the pool, or from the kernel when it dies.
     signal.signal(signal.SIGTERM, lambda signum, frame: leave(128 + signum))
+    _release(_HELD_SIGNALS)  # held by _in_processes while it forked this worker: ours to handle from now on
     if os.getppid() == main_pid and from_main_thread:  # forked or spawned by it, not by a fork server
         die_with_parent(signal.SIGTERM, main_pid)
     if at_exit is not None:
@@ -125,7 +126,14 @@ def _in_processes(fn, tasks, workers, at_exit):
     pending = set()
     tasks = iter(tasks)
     try:
-        pending.update(pool.submit(fn, task) for task in islice(tasks, TASKS_PER_WORKER * workers))
+        # the first submissions fork the workers: a signal arriving between a fork and
+        # _worker_init would run this process's handlers in the worker (a second "stopping",
+        # a worker that neither stops nor works). Held until then; delivered when released.
+        held = _hold(_HELD_SIGNALS)
+        try:
+            pending.update(pool.submit(fn, task) for task in islice(tasks, TASKS_PER_WORKER * workers))
+        finally:
+            _release(_HELD_SIGNALS, held)
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
@@ -133,6 +141,27 @@ def _in_processes(fn, tasks, workers, at_exit):
                 yield future.result()
     finally:
         _stop_pool(pool, pending)
+
+
+_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _hold(signals) -> set | None:
+    """Block `signals` in this thread (and in the processes it forks); the mask before, or
+    None where signal masks do not exist (Windows)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+
+
+def _release(signals, before: set | None = None) -> None:
+    """Unblock `signals`, or restore the mask `before` _hold; one held meanwhile is delivered now."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return
+    if before is None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
+    else:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _stop_pool(pool: ProcessPoolExecutor, pending) -> None:
