@@ -68,7 +68,7 @@ def test_the_configuration_reaches_the_searcher():
     search = IsmctsSearch(view, threads=1, seed=5, config=config)
     search.run(iterations=3000)
     options = dict(exploration=config.exploration, opponent_hands=config.opponent_hands,
-                   policy=config.policy.value, round_model=roundmodel.weights())
+                   policy=config.policy.value, poly_bonus=config.poly_bonus, round_model=roundmodel.weights())
     raw = {}
     for bandit in (True, False):
         s = Searcher(max_nodes=config.max_nodes)

@@ -67,6 +67,7 @@ def test_the_option_reaches_the_config_and_says_what_it_assumes():
     assert config.opponent_hands == 30 and config.name is None
     assert "per hand" in config.assumes and "per hand" not in PRESETS["388581d"].assumes
     assert make_bot("ismcts:iterations=10,opponent_hands=30").config == config
-    assert make_bot("ismcts:iterations=10,opponent_hands=0,reuse=0,round_model=0,exploration=0.7,policy=random").config \
+    assert make_bot("ismcts:iterations=10,opponent_hands=0,reuse=0,round_model=0,exploration=0.7,policy=random,"
+                    "poly_bonus=0").config \
         == from_options("388581d")
     assert make_bot("ismcts:iterations=10").config.name == "default"

@@ -9,7 +9,11 @@ speed only (a layout, a table, a prefetch) must leave them exactly as they are.
 - `MODEL_SEARCH`: the default from 1da0d9a to 29c04e6 (bench/STRENGTH.md tests 19 and 20): the
   per-hand statistics, the round-end model and the constant 0.35, checked against the build of
   d9e9a61 that test 19 played (`--round-model --exploration 0.35`): the `29c04e6` preset.
-- `DEFAULT_SEARCH`: the default since test 27: `MODEL_SEARCH` with the `taker` playouts.
+- `TAKER_SEARCH`: the default from test 27 to 5e7c200: `MODEL_SEARCH` with the `taker` playouts
+  (the engine of test 36's baseline, 654501e): the `5e7c200` preset.
+- `DEFAULT_SEARCH`: the default since test 36: `TAKER_SEARCH` with the polynomial exploration
+  bonus (poly_bonus 0.467), checked against the scratch tree test 36 played (`DNOIR_POLY=0.467`,
+  bench/patches/round26_tree_screens.patch on 972e6b8).
 A change of the search itself changes them: update them in the same commit and say so, as
 Stockfish's commits give their new "Bench:".
 """
@@ -35,8 +39,10 @@ HANDS_SEARCH = {(1, 0): "a2615cbcbeca06ab", (2, 7): "bf0c1d827b895088", (3, 14):
                 (4, 21): "7b5e0b1435db1228", (5, 27): "7b6728425b72bd58", (6, 33): "8218eda5b72e1ac8"}
 MODEL_SEARCH = {(1, 0): "9e06009302825adb", (2, 7): "24468fe0bfec53b5", (3, 14): "47f53e535e0fe43e",
                 (4, 21): "7712f42bbd8d9148", (5, 27): "b2f5a11f84bd3965", (6, 33): "1d8245cf7d27fd18"}
-DEFAULT_SEARCH = {(1, 0): "337f8db50b57a4e5", (2, 7): "12f064fb4895d513", (3, 14): "c3d3c2b041ce8f82",
-                  (4, 21): "b4af709c85bd5e06", (5, 27): "98f1afd2f2122d44", (6, 33): "f805362ce80ffa80"}
+TAKER_SEARCH = {(1, 0): "337f8db50b57a4e5", (2, 7): "12f064fb4895d513", (3, 14): "c3d3c2b041ce8f82",
+                (4, 21): "b4af709c85bd5e06", (5, 27): "98f1afd2f2122d44", (6, 33): "f805362ce80ffa80"}
+DEFAULT_SEARCH = {(1, 0): "0c7599827027455c", (2, 7): "5c1bc77cdcbc0f7c", (3, 14): "d3bcf64251fa3fcc",
+                  (4, 21): "9a40ebd98fb08453", (5, 27): "e52c75963e60fe47", (6, 33): "91f7a4bacc3e0cd7"}
 
 
 def _view(seed: int, moves: int) -> Position:
@@ -57,8 +63,10 @@ def _digest(stats: dict) -> str:
 SEARCHES = {"388581d": ({}, OLD_SEARCH),
             "7d9ffe8": (dict(opponent_hands=10.0), HANDS_SEARCH),
             "29c04e6": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights()), MODEL_SEARCH),
-            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker"),
-                        DEFAULT_SEARCH)}
+            "5e7c200": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker"),
+                        TAKER_SEARCH),
+            "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker",
+                             poly_bonus=0.467), DEFAULT_SEARCH)}
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -5,7 +5,8 @@
 replaces that field of the preset it starts from. `PRESETS` names the configurations that
 can be asked for by name: `default`, the strongest found by the SPRT tests of
 bench/STRENGTH.md, and the searches earlier commits shipped as their default, so an old answer
-can be reproduced: `29c04e6` (before test 27 made the `taker` playouts the default), `7d9ffe8`
+can be reproduced: `5e7c200` (before test 36 made the polynomial exploration bonus the
+default), `29c04e6` (before test 27 made the `taker` playouts the default), `7d9ffe8`
 (before test 19 made the round-end model and the constant 0.35 the default) and `388581d`
 (before the strength work of issue 20).
 
@@ -64,7 +65,8 @@ class SearchConfig:
       sqrt(visits) (Shah, Xie and Xu 2020, for values that drift as the tree below a node
       learns). With k = 0.467 the two agree at 1,000 visits: the polynomial explores less below
       (the deep nodes follow their best moves) and more above (the root and the nodes near it).
-      0 (UCB1's) by default; bench/STRENGTH.md's test 36 is its SPRT; no effect without the model;
+      0.467 by default since bench/STRENGTH.md's test 36 (0, UCB1's, before: the preset 5e7c200); no
+      effect without the model;
     - `policy`: the playout policy, 'random' (uniform over the distinct legal moves),
       'greedy' or 'taker' (random plays, a take that follows what the line is worth: the default
       since bench/STRENGTH.md's test 27, with `round_model`);
@@ -118,7 +120,7 @@ class SearchConfig:
     opponent_exploration: float | None = None
     root_exploration: float | None = None
     round4_exploration: float | None = None
-    poly_bonus: float = 0.0
+    poly_bonus: float = 0.467
     policy: Policy = Policy.TAKER
     margin_weight: float = 0.0
     tuned: bool = False
@@ -273,8 +275,9 @@ def _whole(name: str, value, low: int, high: int) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "29c04e6": SearchConfig(policy=Policy.RANDOM),
-    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False, policy=Policy.RANDOM),
+    "5e7c200": SearchConfig(poly_bonus=0.0),
+    "29c04e6": SearchConfig(policy=Policy.RANDOM, poly_bonus=0.0),
+    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False, policy=Policy.RANDOM, poly_bonus=0.0),
     "388581d": SearchConfig(exploration=0.7, round_model=False, opponent_hands=0.0, reuse=False,
-                            policy=Policy.RANDOM),
+                            policy=Policy.RANDOM, poly_bonus=0.0),
 }
