@@ -26,11 +26,13 @@ print(json.dumps({"workers": list(run_tasks(masks, range(4), workers=2)), "main_
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks on this platform")
-def test_workers_are_forked_with_ctrl_c_and_sigterm_held_and_work_with_them_released():
+def test_workers_are_forked_with_ctrl_c_and_sigterm_held_and_work_with_them_released(tmp_path):
     # A SIGTERM to the whole process group (pkill -f, a service manager) that reached a worker
     # between its fork and its own handlers ran the main process's handler there: a second
     # "stopping" line and, once, an SPSA run that did not stop (round 26).
-    out = subprocess.run([sys.executable, "-c", MASKS], capture_output=True, text=True, timeout=120, check=True)
+    # (run elsewhere than the checkout: `python -c` imports from its folder, whose solver may be unbuilt)
+    out = subprocess.run([sys.executable, "-c", MASKS], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
     seen = json.loads(out.stdout)
     held = {int(signal.SIGINT), int(signal.SIGTERM)}
     assert len(seen["workers"]) == 4
