@@ -1,6 +1,7 @@
 """Worker processes of solver.agents.parallel and the signals sent while they start."""
 
 import json
+import multiprocessing
 import signal
 import subprocess
 import sys
@@ -26,6 +27,8 @@ print(json.dumps({"workers": list(run_tasks(masks, range(4), workers=2)), "main_
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks on this platform")
+@pytest.mark.skipif(multiprocessing.get_all_start_methods()[0] != "fork",
+                    reason="workers are not forked from the main process here (the at-fork hook sees nothing)")
 def test_workers_are_forked_with_ctrl_c_and_sigterm_held_and_work_with_them_released(tmp_path):
     # A SIGTERM to the whole process group (pkill -f, a service manager) that reached a worker
     # between its fork and its own handlers ran the main process's handler there: a second
