@@ -15,9 +15,10 @@ from solver.errors import ArgumentError, SpecError
 from solver.solvers._ismcts import MAX_POLY_BONUS, Searcher
 from solver.solvers.roundmodel import weights
 from solver.solvers.searchconfig import PRESETS, SearchConfig, from_options
-from test_search_pinned import CASES, _view
+from test_search_pinned import CASES, SEARCHES, _view
 
-DEFAULT_OPTIONS = dict(opponent_hands=10.0, exploration=0.35, policy="taker")
+# the searcher's options of the preset before the bonus (5e7c200) but the model, which each test sets
+TAKER_OPTIONS = {key: value for key, value in SEARCHES["5e7c200"][0].items() if key != "round_model"}
 
 
 def _root_stats(view: Position, **options) -> dict:
@@ -39,9 +40,9 @@ def test_k_0467_makes_the_bonus_ucb1s_at_a_thousand_visits():
 
 def test_it_acts_with_the_model_only():
     view = _view(*CASES[1])
-    with_model = [_root_stats(view, round_model=weights(), poly_bonus=k, **DEFAULT_OPTIONS) for k in (0.0, 0.467)]
+    with_model = [_root_stats(view, round_model=weights(), poly_bonus=k, **TAKER_OPTIONS) for k in (0.0, 0.467)]
     assert with_model[0] != with_model[1]
-    played_out = [_root_stats(view, poly_bonus=k, **DEFAULT_OPTIONS) for k in (0.0, 0.467)]
+    played_out = [_root_stats(view, poly_bonus=k, **TAKER_OPTIONS) for k in (0.0, 0.467)]
     assert played_out[0] == played_out[1]  # the raw searcher without the model: UCB1 as before
 
 
@@ -72,6 +73,6 @@ def test_the_round_4_constant_still_acts_below_round_3_with_it():
     while pos.round < 3 or sum(pos.actions) < 8:  # late in round 3: the tree reaches round 4
         pos = pos.play(rng.choice(pos.legal_moves()))
     view = pos.view("ab"[pos.to_move])
-    trees = [_root_stats(view, round_model=weights(), poly_bonus=0.467, round4_exploration=r4, **DEFAULT_OPTIONS)
+    trees = [_root_stats(view, round_model=weights(), poly_bonus=0.467, round4_exploration=r4, **TAKER_OPTIONS)
              for r4 in (None, 0.7)]
     assert trees[0] != trees[1]
