@@ -15,7 +15,7 @@ policy of round32_policy_fit.py (its weights in theta.txt where it runs):
 (nats a decision; test 36's games, which the policy was not fitted on; about a minute.)"""
 import gzip, json, sys
 import numpy as np
-sys.path.insert(0, __import__("os").path.dirname(__file__))
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
 from round32_policy_fit import move_features
 from solver.rules.position import Position
 from solver.rules.cards import Move

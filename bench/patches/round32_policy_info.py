@@ -17,7 +17,7 @@ nothing). About 0.04 nats a play, against round 10's 0.01 for the search's own s
 """
 import gzip, json, sys, random
 import numpy as np
-sys.path.insert(0, __import__("os").path.dirname(__file__))
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
 from round32_policy_fit import move_features
 from solver.rules.position import Position
 from solver.rules.cards import Move, COMPOSITION
