@@ -22,7 +22,7 @@ from solver.rules.position import Position
 from solver.solvers import roundmodel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from round32_policy_fit import card_worth  # policy.pxd's card_worth, in Python (its one copy here)
+from round32_policy_fit import take_worth  # policy.pxd's take_worth, in Python (its one copy here)
 
 EXTRA = 16
 def extra(pos):
@@ -34,7 +34,7 @@ def extra(pos):
     e[12] = (pos.taken >> 1) & 1
     e[13] = 1.0 if pos.to_move == 0 else -1.0
     e[14] = (12 - sum(pos.actions)) / 12
-    e[15] = (sum(card_worth(pos.colls, 0, k) for k in pos.in_reach) - sum(card_worth(pos.colls, 1, k) for k in pos.in_reach)) / 16
+    e[15] = (take_worth(pos, 0) - take_worth(pos, 1)) / 16
     return e
 
 def states(paths, limit):
@@ -61,19 +61,20 @@ def design(rows):
     top = np.array([r[3] for r in rows]); ex = np.array([r[4] for r in rows]); y = np.array([r[5] for r in rows])
     return np.hstack([roundmodel.features(first, ca, cb, top), ex]), y
 
+def logloss(y, p, eps=1e-12):
+    """The mean log-loss of the chances p against the results y."""
+    return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
+
+def chances(X, w):
+    return 1 / (1 + np.exp(-(X @ w)))
+
 def fit(X, y, l2=1e-4):
     from scipy.optimize import minimize
     def f(w):
-        z = X @ w; p = 1 / (1 + np.exp(-z))
-        eps = 1e-12
-        nll = -np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps))
-        return nll + l2 * w @ w, X.T @ (p - y) / len(y) + 2 * l2 * w
+        p = chances(X, w)
+        return logloss(y, p) + l2 * w @ w, X.T @ (p - y) / len(y) + 2 * l2 * w
     r = minimize(f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 500})
     return r.x
-
-def logloss(X, y, w):
-    p = 1 / (1 + np.exp(-(X @ w))); eps = 1e-12
-    return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
 
 if __name__ == "__main__":
     limit = int(sys.argv[1])
@@ -83,8 +84,7 @@ if __name__ == "__main__":
         X, y = design(rows[r])
         cut = len(y) * 4 // 5   # by order: the last fifth of the games held out
         w = fit(X[:cut], y[:cut])
-        base = float(np.mean(y[:cut]))
-        b = -np.mean(y[cut:] * np.log(base) + (1 - y[cut:]) * np.log(1 - base))
-        print(f"round {r}: {len(y)} states, held-out log-loss {logloss(X[cut:], y[cut:], w):.4f} (constant {b:.4f})", flush=True)
+        b = logloss(y[cut:], float(np.mean(y[:cut])), eps=0.0)
+        print(f"round {r}: {len(y)} states, held-out log-loss {logloss(y[cut:], chances(X[cut:], w)):.4f} (constant {b:.4f})", flush=True)
         out.append(w.tolist())
     json.dump({"weights": out}, open("midvalue.json", "w"))

@@ -16,7 +16,7 @@ policy of round32_policy_fit.py (its weights in theta.txt where it runs):
 import gzip, json, sys
 import numpy as np
 sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
-from round32_policy_fit import move_features
+from round32_policy_fit import log_policy, move_features
 from solver.rules.position import Position
 from solver.rules.cards import Move
 from solver.solvers.search import IsmctsSearch, DEFAULT_CONFIG
@@ -43,7 +43,7 @@ for line in gzip.open(sys.argv[1], "rt"):
             actual = Move(toks[t + 1]).index
             v = np.array([stats[m].visits if m in stats else 0 for m in legal], float) + 0.5
             pt = v / v.sum()
-            z = np.array([move_features(after, m) @ th for m in legal]); z -= z.max(); pp = np.exp(z) / np.exp(z).sum()
+            pp = np.exp(log_policy(np.array([move_features(after, m) for m in legal]), th))
             i = legal.index(actual)
             nll["tree"].append(-np.log(pt[i])); nll["uniform"].append(np.log(len(legal)))
             nll["policy"].append(-np.log(pp[i])); nll["mix"].append(-np.log(0.5 * pt[i] + 0.5 * pp[i]))

@@ -34,19 +34,20 @@ def take_worth(pos, p):
     return sum(card_worth(pos.colls, p, k) for k in pos.in_reach)
 
 NF = 12
-def move_features(pos, m):
-    """features of move m (kind 0..10 or 11) for the mover of pos"""
+def move_features(pos, m, hand=None):
+    """features of move m (kind 0..10 or 11) for the mover of pos, holding `hand` (counts per
+    kind; default the mover's hand in pos)"""
     p = pos.to_move; q = 1 - p
+    hand = pos.hands[p] if hand is None else hand
     me_taken = (pos.taken >> p) & 1; they_taken = (pos.taken >> q) & 1
     f = np.zeros(NF)
     if m == 11:
         f[0] = 1
         f[1] = take_worth(pos, p) / 16
         f[2] = take_worth(pos, q) / 16
-        f[3] = (pos.hand_sizes[p]) / 5 
+        f[3] = (pos.hand_sizes[p]) / 5
         f[4] = they_taken
         # worth to the opponent of what I would give away after taking: my hand's worth to it
-        hand = pos.hands[p]
         f[5] = sum(card_worth(pos.colls, q, k) * hand[k] for k in range(11)) / 16 / max(1, sum(hand))
     else:
         wq = card_worth(pos.colls, q, m) / 16; wp = card_worth(pos.colls, p, m) / 16
@@ -54,9 +55,15 @@ def move_features(pos, m):
         f[7] = wp * (they_taken and not me_taken)     # what I will take back myself
         f[8] = wq * (not me_taken and not they_taken)
         f[9] = wp * (not me_taken and not they_taken)
-        f[10] = pos.hands[p][m] / 5                    # how many of the kind I hold
+        f[10] = hand[m] / 5                            # how many of the kind I hold
         f[11] = 1.0 if m == 10 else 0.0
     return f
+
+def log_policy(x, theta):
+    """The policy's log-probabilities of the moves whose features are the rows of x."""
+    s = x @ theta
+    s = s - s.max()
+    return s - np.log(np.exp(s).sum())
 
 def decisions(paths, limit=None):
     X, G = [], []   # per decision: (n_moves, NF) features, chosen index
@@ -84,8 +91,8 @@ def fit(X, G, iters=300, l2=1e-3):
     def nll_grad(th):
         tot = 0.0; grad = np.zeros(NF)
         for x, g in zip(X, G):
-            s = x @ th; s -= s.max(); e = np.exp(s); pr = e / e.sum()
-            tot -= np.log(pr[g]); grad -= x[g] - pr @ x
+            lp = log_policy(x, th)
+            tot -= lp[g]; grad -= x[g] - np.exp(lp) @ x
         return tot / len(X) + l2 * th @ th, grad / len(X) + 2 * l2 * th
     from scipy.optimize import minimize
     r = minimize(nll_grad, theta, jac=True, method="L-BFGS-B", options={"maxiter": iters})
@@ -97,9 +104,7 @@ if __name__ == "__main__":
     unif = np.mean([np.log(len(x)) for x in X])
     cut = len(X) * 4 // 5
     th, f = fit(X[:cut], G[:cut])
-    test = []
-    for x, g in zip(X[cut:], G[cut:]):
-        s = x @ th; s -= s.max(); e = np.exp(s); test.append(-np.log(e[g] / e.sum()))
+    test = [-log_policy(x, th)[g] for x, g in zip(X[cut:], G[cut:])]
     print("uniform nll", round(unif, 4), "fitted train", round(f, 4), "test", round(float(np.mean(test)), 4))
     print("theta", np.round(th, 3).tolist())
     open("theta.txt", "w").write(",".join("%.6f" % x for x in th))

@@ -18,7 +18,7 @@ nothing). About 0.04 nats a play, against round 10's 0.01 for the search's own s
 import gzip, json, sys, random
 import numpy as np
 sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
-from round32_policy_fit import move_features
+from round32_policy_fit import log_policy, move_features
 from solver.rules.position import Position
 from solver.rules.cards import Move, COMPOSITION
 
@@ -26,15 +26,11 @@ th = np.array([float(x) for x in open("theta.txt").read().split(",")])
 rng = random.Random(1)
 
 def logpi(pos, hand, a):
-    class P: pass
-    pos2 = P(); pos2.to_move = pos.to_move; pos2.colls = pos.colls; pos2.in_reach = pos.in_reach
-    pos2.taken = pos.taken; pos2.hand_sizes = pos.hand_sizes
-    pos2.hands = tuple(tuple(hand) if i == pos.to_move else pos.hands[i] for i in range(2))
+    """The policy's log-probability of move a for the mover of pos holding `hand`."""
     legal = [k for k in range(11) if hand[k] > 0]
     if not (pos.taken >> pos.to_move) & 1 and pos.line: legal.append(11)
     if a not in legal: return -np.inf
-    z = np.array([move_features(pos2, m) @ th for m in legal])
-    z -= z.max(); return z[legal.index(a)] - np.log(np.exp(z).sum())
+    return log_policy(np.array([move_features(pos, m, hand) for m in legal]), th)[legal.index(a)]
 
 infos = {"play": [], "take": []}
 n = 0
