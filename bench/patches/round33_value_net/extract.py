@@ -3,7 +3,9 @@ labelled by end_value where its round ended in that game (the engines' own play)
 (X features, Y labels, R rounds, G deal checksums) and data.dnp (each position's DNP and the move
 made, one a line, in the same order).
 
-    python extract.py data $(ls <main>/bench/matches/*.gz | grep -v spsa)
+    M=<main>; python extract.py data $(git -C $M ls-tree --name-only 6a0ab87 bench/matches/ | grep -v spsa | sed "s|^|$M/|")
+
+(the 49 game files of bench/matches at 6a0ab87, in name order; later rounds add more).
 """
 import gzip, json, sys, zlib
 import numpy as np
