@@ -57,6 +57,15 @@ def taker_playout(core, seed):
     return core
 
 
+def play_round(pos, bots):
+    """The position where `pos`'s round ends (or the game), each move chosen by bots[mover] from
+    the mover's view."""
+    r0 = pos.round
+    while not pos.is_over and pos.round == r0:
+        pos = pos.play(bots[pos.to_move].choose(pos.view(pos.to_move)))
+    return pos
+
+
 def taker_mean(core, k, seed):
     """The mean and the variance of the mean of end_value over k taker playouts from core."""
     vals = [end_value(taker_playout(core, seed + j)) for j in range(k)]

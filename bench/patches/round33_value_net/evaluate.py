@@ -12,7 +12,7 @@ import sys, json
 from collections import defaultdict
 import numpy as np
 from solver.rules.position import Position
-from common import features, taker_mean, end_value, load, held_out, net_searcher, picked_positions
+from common import features, taker_mean, end_value, load, held_out, net_searcher, picked_positions, candidates
 from mlp import MLP
 
 
@@ -20,8 +20,15 @@ def dnp_lines(wanted):
     return {i: (dnp, tok) for i, dnp, tok in picked_positions(wanted)}
 
 
-def by_round(values, labels, rounds):
-    return " ".join(f"r{r} {np.mean((values[rounds == r] - labels[rounds == r]) ** 2):.5f}" for r in (1, 2, 3))
+def errors(values, labels, rounds, noise=None):
+    """The mean squared error in each round 1-3, less the mean `noise` (the variance of a K-playout
+    mean: the part of taker's error that more playouts would remove)."""
+    return {r: float(np.mean((values[rounds == r] - labels[rounds == r]) ** 2)
+                     - (np.mean(noise[rounds == r]) if noise is not None else 0.0)) for r in (1, 2, 3)}
+
+
+def by_round(values, labels, rounds, noise=None):
+    return " ".join(f"r{r} {e:.5f}" for r, e in errors(values, labels, rounds, noise).items())
 
 
 def onpath(n, k):
@@ -30,9 +37,8 @@ def onpath(n, k):
     rows = dnp_lines(set(pick.tolist()))
     tv, tvar = np.array([taker_mean(Position.parse(rows[i][0]).core, k, 1000 * j) for j, i in enumerate(pick)]).T
     y, r = Y[pick], R[pick]
-    for rr in (1, 2, 3):
-        s = r == rr
-        print(f"round {rr}: n {s.sum()} taker mse {np.mean((tv[s] - y[s]) ** 2) - np.mean(tvar[s]):.5f}, constant {np.var(y[s]):.5f}")
+    for rr, e in errors(tv, y, r, tvar).items():
+        print(f"round {rr}: n {(r == rr).sum()} taker mse {e:.5f}, constant {np.var(y[r == rr]):.5f}")
 
 
 def offpath(k, nets):
@@ -47,7 +53,7 @@ def offpath(k, nets):
         print(path, by_round(MLP.read(path).predict(X), Y, R))
     if k:
         tv, tvar = np.array([taker_mean(Position.parse(d).core, k, 31 * n) for n, d in enumerate(dnps)]).T
-        print("taker", " ".join(f"r{r} {np.mean((tv[R == r] - Y[R == r]) ** 2) - np.mean(tvar[R == r]):.5f}" for r in (1, 2, 3)))
+        print("taker", by_round(tv, Y, R, tvar))
     print("constant", " ".join(f"r{r} {np.var(Y[R == r]):.5f}" for r in (1, 2, 3)), "n", len(Y))
 
 
@@ -81,9 +87,8 @@ def siblings(k, nets):
 
 
 def engine(net, n_pos, k):
-    X, Y, R, G = load()
     rng = np.random.default_rng(11)
-    rows = dnp_lines(set(rng.choice(np.nonzero(held_out(G))[0], n_pos * 2, replace=False).tolist()))
+    rows = dnp_lines(set(rng.choice(candidates("test", 0, 1), n_pos * 2, replace=False).tolist()))
     s = net_searcher(net)
     agree = {"net": [], "taker": []}
     n = 0

@@ -10,15 +10,16 @@ made, one a line, in the same order).
 import gzip, json, sys, zlib
 import numpy as np
 from solver.rules.position import Position
+from solver.bench.round4_loss import is_game_record
 from common import features, end_value
 
 
 def games(paths):
     for path in paths:
         for line in gzip.open(path, "rt"):
-            d = json.loads(line)
-            if "deal" in d and "moves" in d:   # a game record (not an SPSA batch)
-                yield d
+            record = json.loads(line)
+            if is_game_record(record):   # not an SPSA batch
+                yield record
 
 
 def main(out, paths):

@@ -14,7 +14,7 @@ import sys, time, zlib
 import numpy as np
 from solver.rules.position import Position
 from solver.agents.bots import make_bot
-from common import features, end_value, candidates, picked_positions
+from common import features, end_value, candidates, picked_positions, play_round
 
 which, part, parts, count, iters = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 DEV = int(sys.argv[6]) if len(sys.argv) > 6 else 1
@@ -40,10 +40,7 @@ for i, dnp, tok in picked_positions(pick):
         if q2.is_over or q2.round != p.round:
             break
         q = q2
-    start = q
-    while not q.is_over and q.round == p.round:
-        q = q.play(bots[q.to_move].choose(q.view(q.to_move)))
-    F.append(features(start)); L.append(end_value(q.core)); D.append(str(start))
+    F.append(features(q)); L.append(end_value(play_round(q, bots).core)); D.append(str(q))
     if len(L) % 200 == 0:
         print(len(L), f"{time.time() - t0:.0f}s", flush=True)
     if len(L) >= count:

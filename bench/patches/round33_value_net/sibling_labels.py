@@ -9,7 +9,7 @@ import sys, json, time
 import numpy as np
 from solver.rules.position import Position
 from solver.agents.bots import make_bot
-from common import end_value, candidates, picked_positions
+from common import end_value, candidates, picked_positions, play_round
 
 part, parts, count, L, iters = (int(a) for a in sys.argv[1:6])
 rng = np.random.default_rng(5000 + part)
@@ -26,10 +26,7 @@ for i, dnp, tok in picked_positions(pick):
         for j in range(L):
             bots = [make_bot(f"ismcts:iterations={iters}", seed=1 + 7 * j + 1000 * done),
                     make_bot(f"ismcts:iterations={iters}", seed=2 + 7 * j + 1000 * done)]
-            q = q0
-            while not q.is_over and q.round == p.round:
-                q = q.play(bots[q.to_move].choose(q.view(q.to_move)))
-            labels.append(end_value(q.core))
+            labels.append(end_value(play_round(q0, bots).core))
         out.append((i, str(q0), p.to_move, float(np.mean(labels)), float(np.var(labels, ddof=1) / L), str(m) == tok))
     done += 1
     if done % 20 == 0:
