@@ -175,7 +175,7 @@ class IsmctsBot(Bot):
             "opponent_exploration": Key("real", 0.0, MAX_EXPLORATION),
             "root_exploration": Key("real", 0.0, MAX_EXPLORATION),
             "round4_exploration": Key("real", 0.0, MAX_EXPLORATION), "poly_bonus": Key("real", 0.0, MAX_POLY_BONUS),
-            "margin": Key("real", 0.0, 1.0),
+            "margin": Key("real", 0.0, 1.0), "take_margin": Key("real", 0.0, 1.0),
             "tuned": Key("whole", 0, 1), "opponent_hands": Key("real", 0.0, MAX_HAND_PRIOR),
             "reuse": Key("whole", 0, 1), "tree_rounds": Key("whole", 0, MAX_TREE_ROUNDS),
             "settled_stop": Key("whole", 0, 1), "round_model": Key("whole", 0, 1),
@@ -189,7 +189,8 @@ class IsmctsBot(Bot):
                  threads: int = 1, search: str = "default", policy: str | None = None,
                  exploration: float | None = None, opponent_exploration: float | None = None,
                  root_exploration: float | None = None, round4_exploration: float | None = None,
-                 poly_bonus: float | None = None, margin: float | None = None, tuned: int | None = None,
+                 poly_bonus: float | None = None, margin: float | None = None, take_margin: float | None = None,
+                 tuned: int | None = None,
                  opponent_hands: float | None = None,
                  reuse: int | None = None, tree_rounds: int | None = None, settled_stop: int | None = None,
                  round_model: int | None = None, hand_bandit: int | None = None,
@@ -205,7 +206,8 @@ class IsmctsBot(Bot):
         self.threads = keys["threads"].read("threads", threads)
         given = dict(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                      root_exploration=root_exploration, round4_exploration=round4_exploration,
-                     poly_bonus=poly_bonus, margin=margin, tuned=tuned, opponent_hands=opponent_hands, reuse=reuse,
+                     poly_bonus=poly_bonus, margin=margin, take_margin=take_margin, tuned=tuned,
+                     opponent_hands=opponent_hands, reuse=reuse,
                      tree_rounds=tree_rounds, settled_stop=settled_stop, round_model=round_model,
                      hand_bandit=hand_bandit, model_temperature=model_temperature, third_city=third_city)
         settings = {name: keys[name].read(name, value) for name, value in given.items() if value is not None}
@@ -309,7 +311,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|5e7c200|29c04e6|7d9ffe8|388581d, policy=random|greedy|taker|guard, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, round4_exploration=0 to 100, poly_bonus=0 to 10, margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, tree_rounds=0 to 4, settled_stop=0 to 1, round_model=0 to 1, hand_bandit=0 to 1, model_temperature=0.1 to 10, third_city=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|5e7c200|29c04e6|7d9ffe8|388581d, policy=random|greedy|taker|guard, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, round4_exploration=0 to 100, poly_bonus=0 to 10, margin=0 to 1, take_margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, tree_rounds=0 to 4, settled_stop=0 to 1, round_model=0 to 1, hand_bandit=0 to 1, model_temperature=0.1 to 10, third_city=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -158,6 +158,10 @@ def search_options(command):
                      help="Weight of the final margin in the selection: a margin of 40 points counts as "
                           "this fraction of a win; needs played-out games (--no-round-model) "
                           "[default: the preset's]."),
+        click.option("--take-margin", type=Real(0.0, 1.0), default=None, metavar="M",
+                     help="Before round 4, the search's take is played only when its mean beats the best "
+                          "play's by M (a fraction of a win), else that play is; 0: the search's own "
+                          "choice [default: the preset's]."),
         click.option("--tuned/--no-tuned", default=None,
                      help="UCB1-Tuned selection: a move's exploration shrinks with the spread of its "
                           "results; needs played-out games (--no-round-model) [default: the preset's]."),
@@ -191,11 +195,12 @@ def search_options(command):
     def build(callback):
         @functools.wraps(callback)  # keeps the options click has already attached to it
         def wrapper(*args, preset, policy, exploration, opponent_exploration, root_exploration,
-                    round4_exploration, poly_bonus, margin, tuned, opponent_hands, hand_bandit, reuse, tree_rounds,
+                    round4_exploration, poly_bonus, margin, take_margin, tuned, opponent_hands, hand_bandit, reuse, tree_rounds,
                     settled_stop, round_model, model_temperature, third_city, **kwargs):
             config = from_options(preset, policy=policy, exploration=exploration,
                                   opponent_exploration=opponent_exploration, root_exploration=root_exploration,
-                                  round4_exploration=round4_exploration, poly_bonus=poly_bonus, margin=margin, tuned=tuned,
+                                  round4_exploration=round4_exploration, poly_bonus=poly_bonus, margin=margin,
+                                  take_margin=take_margin, tuned=tuned,
                                   opponent_hands=opponent_hands, reuse=reuse, round_model=round_model,
                                   tree_rounds=tree_rounds, settled_stop=settled_stop, hand_bandit=hand_bandit,
                                   model_temperature=model_temperature, third_city=third_city)

@@ -22,7 +22,7 @@ from enum import Enum
 from solver.base.bounds import MAX_ITERATIONS, MAX_SECONDS, MAX_THREADS, real, whole
 from solver.base.seeds import thread_seed
 from solver.errors import ArgumentError, DnoirError, LimitError
-from solver.rules.cards import TAKE, Move
+from solver.rules.cards import TAKE, TAKE_TOKEN, Move
 from solver.rules.notation import PLAYERS, ROUNDS, PositionError
 from solver.rules.position import Position
 from solver.solvers._ismcts import NO_VISITS, NODE_BYTES, RootStats, Searcher
@@ -94,8 +94,13 @@ def _rounded(value: float | None, digits: int) -> float | None:
 # The rule that picks the recommended move, as the output states it.
 RULE = ("the most visited move, unless another move with at least {min_visits} visits has an "
         "expected score higher by more than the standard error of the difference")
+TAKE_RULE = ("; before round 4, a take only when its expected score beats the best play's (of those with {share:.0%} "
+             "of its visits or more) by {margin:g}")
 # Below this many visits a move's standard error is itself too unreliable to overrule the visits.
 MIN_VISITS_TO_OVERRULE = 100
+# With a take margin (SearchConfig.take_margin), the plays that may stand in for the take: those
+# with at least this share of the take's visits (fewer are too rarely tried to be trusted).
+TAKE_MARGIN_SHARE = 0.05
 # Two moves whose expected scores differ by less than this many standard errors of the
 # difference cannot be told apart by the evidence (about 95% two-sided): a close call.
 CLOSE_CALL_Z = 1.96
@@ -105,13 +110,16 @@ def _difference_se(a: MoveStats, b: MoveStats) -> float:
     return math.sqrt(a.se ** 2 + b.se ** 2)
 
 
-def recommend(moves: list[MoveStats]) -> tuple[list[MoveStats], list[str]]:
+def recommend(moves: list[MoveStats], take_margin: float = 0.0) -> tuple[list[MoveStats], list[str]]:
     """The moves in the order advice shows them (the recommended one first, then by visits),
     and the moves the evidence cannot separate from the recommended one (empty when clear).
 
     The rule is RULE: visits are the robust choice of MCTS, but when two moves split the
     visits (as root-parallel trees can), the expected scores decide once their difference
-    is larger than its standard error.
+    is larger than its standard error. With `take_margin` (the search's `take_margin` before
+    round 4), a take so chosen is kept only when its expected score beats the best one among
+    the plays with TAKE_MARGIN_SHARE of its visits or more by that margin; otherwise that play
+    is recommended (TAKE_RULE).
 
     >>> a = MoveStats("8", 435, 0.435, 0.623, 0.0, se=0.0023)
     >>> b = MoveStats("+3", 420, 0.42, 0.628, 0.0, se=0.0023)
@@ -119,6 +127,10 @@ def recommend(moves: list[MoveStats]) -> tuple[list[MoveStats], list[str]]:
     >>> ordered, close = recommend([a, b, c])
     >>> [m.move for m in ordered], close
     (['+3', '8', 'T'], ['+3', '8'])
+    >>> take = MoveStats("T", 900, 0.9, 0.612, 0.0, se=0.002)
+    >>> play = MoveStats("8", 100, 0.1, 0.600, 0.0, se=0.005)
+    >>> recommend([take, play])[0][0].move, recommend([take, play], take_margin=0.015)[0][0].move
+    ('T', '8')
     """
     by_visits = sorted(moves, key=lambda m: (-(m.visits or 0), -m.expected))
     if not by_visits or by_visits[0].visits is None:  # exact values: the best expected score
@@ -129,6 +141,12 @@ def recommend(moves: list[MoveStats]) -> tuple[list[MoveStats], list[str]]:
                    and m.expected - best.expected > _difference_se(m, best)]
     if challengers:
         best = max(challengers, key=lambda m: m.expected)
+    if take_margin and best.move == TAKE_TOKEN:
+        plays = [m for m in by_visits if m.move != TAKE_TOKEN and m.visits >= TAKE_MARGIN_SHARE * best.visits]
+        if plays:
+            play = max(plays, key=lambda m: m.expected)
+            if play.expected > best.expected - take_margin:
+                best = play
     ordered = [best] + [m for m in by_visits if m is not best]
     close = [m.move for m in ordered[1:] if (m.visits or 0) >= MIN_VISITS_TO_OVERRULE
              and abs(best.expected - m.expected) <= CLOSE_CALL_Z * _difference_se(m, best)]
@@ -171,7 +189,11 @@ class Advice:
         if self.exact:
             return ("the highest exact expected score over every hand the opponent may hold, both sides "
                     "then playing as if they saw every card (optimistic)")
-        return RULE.format(min_visits=MIN_VISITS_TO_OVERRULE)
+        rule = RULE.format(min_visits=MIN_VISITS_TO_OVERRULE)
+        margin = self.config.take_margin if self.config is not None else 0.0
+        if margin:
+            rule += TAKE_RULE.format(share=TAKE_MARGIN_SHARE, margin=margin)
+        return rule
 
     @property
     def iterations_per_second(self) -> float:
@@ -328,7 +350,11 @@ class IsmctsSearch:
 
     def ranked(self) -> list[MoveStats]:
         """Every legal move, the recommended one first (see `recommend`), then by visits."""
-        return recommend(self.move_stats())[0]
+        return self.recommendation()[0]
+
+    def recommendation(self) -> tuple[list[MoveStats], list[str]]:
+        """`recommend` over the root's figures, with the configuration's take margin before round 4."""
+        return recommend(self.move_stats(), take_margin=self.config.take_margin if self.view.round < ROUNDS else 0.0)
 
     def move_stats(self) -> list[MoveStats]:
         """Every legal move's figures, in canonical order."""
@@ -552,7 +578,7 @@ def advise(pos: Position, limit: Limit | None = None, threads: int | None = None
     except BaseException:
         search.close()
         raise
-    moves, close = recommend(search.move_stats())
+    moves, close = search.recommendation()
     if kept is not None and config.reuse:
         kept.keep(search, moves[0].move)
     else:

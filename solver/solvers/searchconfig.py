@@ -79,6 +79,14 @@ class SearchConfig:
       city) rather than by the model, which reads no city in the line and puts it near 1/2;
     - `margin_weight`: how much the final margin counts in the selection (a margin of 40
       points is worth this fraction of a win; 0: results only);
+    - `take_margin`: in rounds 1-3, the search's take is played only when its mean beats the
+      best mean among the plays the search gave a twentieth of the take's visits or more by
+      this much (a fraction of a win); otherwise that play is. Graded against the equilibrium
+      of round tails (the last 6 actions of a round solved as the hidden-information game
+      whose leaves are the round's ends, valued by the round-end model), the search takes
+      where the equilibrium plays three times as often as the reverse at a 100 ms move's
+      visits, more often the longer it searches, and 0.015 cuts that loss by a quarter
+      (bench/STRENGTH.md, round 34); 0: the search's own choice;
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
     - `opponent_hands`: the opponent chooses by what each move brought it with the hand it holds in
       the sampled world (statistics per decision and hand, the shared mean counted as this many
@@ -123,6 +131,7 @@ class SearchConfig:
     poly_bonus: float = 0.467
     policy: Policy = Policy.TAKER
     margin_weight: float = 0.0
+    take_margin: float = 0.0
     tuned: bool = False
     opponent_hands: float = 10.0
     reuse: bool = True
@@ -147,6 +156,7 @@ class SearchConfig:
             raise ArgumentError(f"policy: {str(self.policy)[:40]!r} is not one of {', '.join(POLICY_NAMES)}")
         object.__setattr__(self, "policy", Policy(self.policy))  # a name given as text becomes the Policy
         _real("margin_weight", self.margin_weight, 0.0, 1.0)
+        _real("take_margin", self.take_margin, 0.0, 1.0)
         _real("opponent_hands", self.opponent_hands, 0.0, MAX_HAND_PRIOR)
         _real("model_temperature", self.model_temperature, MIN_MODEL_TEMPERATURE, MAX_MODEL_TEMPERATURE)
         _whole("tree_rounds", self.tree_rounds, 0, MAX_TREE_ROUNDS)
@@ -222,8 +232,10 @@ class SearchConfig:
             playouts += ")"
             if self.tree_rounds:
                 playouts += ", as the tree is where it ends with a round"
+        take = "" if self.take_margin == 0 else \
+            f"; before round 4 a take only when its mean beats the best play's by {self.take_margin:g}"
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
-                f"({constant}) over {value}{hands}{tree}; {playouts}")
+                f"({constant}) over {value}{hands}{tree}; {playouts}{take}")
 
     def to_dict(self) -> dict:
         """The JSON form, as `dnoir advise --json` prints it under `search`."""
@@ -231,7 +243,8 @@ class SearchConfig:
 
 
 def from_options(preset: str = "default", *, policy=None, exploration=None, opponent_exploration=None,
-                 root_exploration=None, round4_exploration=None, poly_bonus=None, margin=None, tuned=None, opponent_hands=None,
+                 root_exploration=None, round4_exploration=None, poly_bonus=None, margin=None, take_margin=None,
+                 tuned=None, opponent_hands=None,
                  reuse=None, round_model=None, tree_rounds=None, settled_stop=None,
                  hand_bandit=None, model_temperature=None, third_city=None) -> SearchConfig:
     """The configuration that the options of the CLI and the `ismcts:` spec keys name: the
@@ -247,7 +260,8 @@ def from_options(preset: str = "default", *, policy=None, exploration=None, oppo
         raise ArgumentError(f"search: {str(preset)[:40]!r} is not one of {', '.join(PRESETS)}")
     return PRESETS[preset].replace(policy=policy, exploration=exploration, opponent_exploration=opponent_exploration,
                                    root_exploration=root_exploration, round4_exploration=round4_exploration,
-                                   poly_bonus=poly_bonus, margin_weight=margin, tuned=None if tuned is None else bool(tuned),
+                                   poly_bonus=poly_bonus, margin_weight=margin, take_margin=take_margin,
+                                   tuned=None if tuned is None else bool(tuned),
                                    opponent_hands=opponent_hands, reuse=None if reuse is None else bool(reuse),
                                    round_model=None if round_model is None else bool(round_model),
                                    tree_rounds=tree_rounds,

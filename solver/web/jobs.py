@@ -33,7 +33,7 @@ from solver.base.bounds import MAX_ITERATIONS
 from solver.rules.notation import ROUNDS
 from solver.rules.position import Position
 from solver.solvers.limit import Limit
-from solver.solvers.search import DEFAULT_CONFIG, Advice, IsmctsSearch, advise, mover_view, recommend
+from solver.solvers.search import DEFAULT_CONFIG, Advice, IsmctsSearch, advise, mover_view
 
 # 250,000 nodes: about 10 MB a full tree (measured), and at most DEFAULT_ANALYSES trees are kept.
 ANALYSIS_NODES = 250_000
@@ -122,7 +122,7 @@ class Analysis:
             elif not self.done:
                 self.search.run(seconds=seconds)
             self.seconds += time.perf_counter() - start
-            moves, close = recommend(self.search.move_stats())
+            moves, close = self.search.recommendation()
             self.answer = Advice(best=moves[0].move, moves=moves, iterations=self.search.iterations,
                                  seconds=self.seconds, exact=False, threads=1, close_call=close,
                                  config=self.config)
