@@ -53,10 +53,10 @@ def test_the_margin_acts_before_round_4_only_and_the_advice_says_so():
     search = IsmctsSearch(view, seed=1, config=config)
     search.run(iterations=3000)
     stats = search.move_stats()
-    own = recommend(stats)[0][0]
-    assert search.recommendation()[0][0].move == recommend(stats, take_margin=1.0)[0][0].move
-    if own.move == "T":  # the margin's work is visible only where the search itself takes
-        assert search.recommendation()[0][0].move != "T"
+    # this seeded search takes (its three moves' means within 0.005 of each other); the margin
+    # gives way to the play with the best mean, +3
+    assert recommend(stats)[0][0].move == "T"
+    assert search.recommendation()[0][0].move == recommend(stats, take_margin=1.0)[0][0].move == "+3"
     search.close()
     advice = advise(view, Limit(iterations=3000), threads=1, seed=1, config=config)
     assert "before round 4, a take only when" in advice.rule
