@@ -1,5 +1,5 @@
-"""The search's choices of tail_eval.py's STATS.json with a take made only when its mean beats the
-best play's (a twentieth of the take's visits or more) by delta, graded against the tail equilibrium.
+"""The search's choices of tail_eval.py's STATS.json with the take margin of the search's
+`recommend` (its `take_margin` option) from 0 to 0.03, graded against the tail equilibrium.
 
     python delta_eval.py SET.json STATS.json
 """
@@ -7,16 +7,15 @@ import json
 import statistics as st
 import sys
 
+from solver.solvers.search import MoveStats, recommend
+
 rows, stats = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+figures = [[MoveStats(move, visits, share, expected, margin, se=se) for move, visits, share, expected, margin, se in s["moves"]]
+           for s in stats]
+own = [recommend(moves)[0][0].move for moves in figures]
+assert own == [s["best"] for s in stats]  # the search's own recommendation, as advise gave it
 for delta in (0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03):
-    losses, turned = [], 0
-    for r, s in zip(rows, stats):
-        best = s["best"]
-        if best == "T":
-            take = s["moves"]["T"]
-            plays = [(v[0], m) for m, v in s["moves"].items() if m != "T" and v[1] >= 0.05 * take[1]]
-            if plays and max(plays)[0] > take[0] - delta:
-                best = max(plays)[1]
-                turned += 1
-        losses.append(r["loss"][best])
+    chosen = [recommend(moves, take_margin=delta)[0][0].move for moves in figures]
+    losses = [r["loss"][c] for r, c in zip(rows, chosen)]
+    turned = sum(c != o for c, o in zip(chosen, own))
     print(f"delta {delta}: mean loss {st.mean(losses):.5f}, takes turned into plays {turned}")

@@ -24,7 +24,7 @@ else:
     for i, r in enumerate(rows):
         a = advise(Position.parse(r["view"]), bot.limit, threads=1, seed=i, config=bot.config)
         choices.append(a.best)
-        stats.append(dict(best=a.best, moves={m.move: [m.expected, m.visits] for m in a.moves}))
+        stats.append(dict(best=a.best, moves=[[m.move, m.visits, m.share, m.expected, m.margin, m.se] for m in a.moves]))
 losses = [r["loss"][c] for r, c in zip(rows, choices)]
 print(f"{spec}: {len(losses)} decisions, mean loss {st.mean(losses):.5f} ± {1.96 * st.stdev(losses) / len(losses) ** .5:.5f}")
 groups = {}
