@@ -131,7 +131,7 @@ def test_an_unknown_key_names_the_keys_accepted():
     message = str(err.value)
     assert "'iteration'" in message
     for key in ("iterations=1 to 1000000000", "time=0.001 to 86400", "threads=1 to 256",
-                "search=default|5e7c200|29c04e6|7d9ffe8|388581d", "policy=random|greedy|taker|guard", "exploration=0 to 100",
+                "search=default|66bbc8c|5e7c200|29c04e6|7d9ffe8|388581d", "policy=random|greedy|taker|guard", "exploration=0 to 100",
                 "opponent_exploration=0 to 100", "margin=0 to 1", "tuned=0 to 1", "opponent_hands=0 to 1000",
                 "seed="):
         assert key in message

@@ -68,6 +68,6 @@ def test_the_option_reaches_the_config_and_says_what_it_assumes():
     assert "per hand" in config.assumes and "per hand" not in PRESETS["388581d"].assumes
     assert make_bot("ismcts:iterations=10,opponent_hands=30").config == config
     assert make_bot("ismcts:iterations=10,opponent_hands=0,reuse=0,round_model=0,exploration=0.7,policy=random,"
-                    "poly_bonus=0").config \
+                    "poly_bonus=0,take_margin=0").config \
         == from_options("388581d")
     assert make_bot("ismcts:iterations=10").config.name == "default"

@@ -28,9 +28,9 @@ def _root_stats(view: Position, **options) -> dict:
     return searcher.root_stats()
 
 
-def test_on_by_default_and_off_in_every_earlier_preset():
-    assert SearchConfig().poly_bonus == 0.467
-    assert all(preset.poly_bonus == 0 for name, preset in PRESETS.items() if name != "default")
+def test_on_by_default_and_off_in_every_preset_before_it():
+    assert SearchConfig().poly_bonus == PRESETS["66bbc8c"].poly_bonus == 0.467
+    assert all(preset.poly_bonus == 0 for name, preset in PRESETS.items() if name not in ("default", "66bbc8c"))
 
 
 def test_k_0467_makes_the_bonus_ucb1s_at_a_thousand_visits():

@@ -20,8 +20,8 @@ SETTINGS = [("round4_exploration", 0.7, "0.7 at round 4's decisions below rounds
              "third city"),
             ("poly_bonus", 0.6, "times 0.6 avail^(1/4) / sqrt(visits) in place of sqrt(ln(avail) / visits)",
              "times 0.6"),
-            ("take_margin", 0.015, "before round 4 a take only when its mean beats the best play's by 0.015",
-             "a take only when")]
+            ("take_margin", 0.03, "before round 4 a take only when its mean beats the best play's by 0.03",
+             "play's by 0.03")]  # on by default (0.015) since test 42
 
 
 @pytest.mark.parametrize("key, value, stated, word", SETTINGS)
@@ -38,7 +38,7 @@ def test_the_setting_and_spec_key_reach_the_config_and_its_assumptions(key, valu
     ("--model-temperature", "1.75", '"model_temperature": 1.75', "0"),
     ("--policy", "guard", '"policy": "guard"', "clever"),
     ("--poly-bonus", "0.6", '"poly_bonus": 0.6', "11"),
-    ("--take-margin", "0.015", '"take_margin": 0.015', "2"),
+    ("--take-margin", "0.03", '"take_margin": 0.03', "2"),
 ])
 def test_the_cli_option_reaches_the_search_and_its_json(option, value, shown, bad):
     # -I: the installed package, whatever the current directory holds

@@ -13,7 +13,9 @@ speed only (a layout, a table, a prefetch) must leave them exactly as they are.
   (the engine of test 36's baseline, 654501e): the `5e7c200` preset.
 - `DEFAULT_SEARCH`: the default since test 36: `TAKER_SEARCH` with the polynomial exploration
   bonus (poly_bonus 0.467), checked against the scratch tree test 36 played (`DNOIR_POLY=0.467`,
-  bench/patches/round26_tree_screens.patch on 972e6b8).
+  bench/patches/round26_tree_screens.patch on 972e6b8): the `default` and `66bbc8c` presets,
+  whose trees are the same (the take margin of the default since test 42 acts on the
+  recommendation read from the root, not on the search).
 A change of the search itself changes them: update them in the same commit and say so, as
 Stockfish's commits give their new "Bench:".
 """
@@ -65,6 +67,8 @@ SEARCHES = {"388581d": ({}, OLD_SEARCH),
             "29c04e6": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights()), MODEL_SEARCH),
             "5e7c200": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker"),
                         TAKER_SEARCH),
+            "66bbc8c": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker",
+                             poly_bonus=0.467), DEFAULT_SEARCH),
             "default": (dict(opponent_hands=10.0, exploration=0.35, round_model=weights(), policy="taker",
                              poly_bonus=0.467), DEFAULT_SEARCH)}
 

@@ -40,6 +40,13 @@ def test_the_margin_leaves_a_recommended_play_alone():
     assert _best([play, take], 1.0) == "8"
 
 
+def test_on_by_default_since_test_42_and_off_in_every_earlier_preset():
+    assert SearchConfig().take_margin == PRESETS["default"].take_margin == 0.015
+    assert all(preset.take_margin == 0 for name, preset in PRESETS.items() if name != "default")
+    assert PRESETS["66bbc8c"] == PRESETS["default"].replace(take_margin=0.0)
+    assert "a take only when" not in PRESETS["66bbc8c"].assumes
+
+
 @pytest.mark.parametrize("bad", [-0.01, 1.5, float("nan"), "0.1", True])
 def test_the_margin_is_a_fraction_of_a_win(bad):
     with pytest.raises(ArgumentError, match="take_margin"):

@@ -311,7 +311,7 @@ def check_spec(spec: str) -> tuple[str, dict]:
     >>> check_spec("ismcts:iteration=100")
     Traceback (most recent call last):
     ...
-    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|5e7c200|29c04e6|7d9ffe8|388581d, policy=random|greedy|taker|guard, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, round4_exploration=0 to 100, poly_bonus=0 to 10, margin=0 to 1, take_margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, tree_rounds=0 to 4, settled_stop=0 to 1, round_model=0 to 1, hand_bandit=0 to 1, model_temperature=0.1 to 10, third_city=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
+    solver.errors.SpecError: bad parameter 'iteration' for ismcts: not a key it takes (iterations=1 to 1000000000, time=0.001 to 86400, threads=1 to 256, search=default|66bbc8c|5e7c200|29c04e6|7d9ffe8|388581d, policy=random|greedy|taker|guard, exploration=0 to 100, opponent_exploration=0 to 100, root_exploration=0 to 100, round4_exploration=0 to 100, poly_bonus=0 to 10, margin=0 to 1, take_margin=0 to 1, tuned=0 to 1, opponent_hands=0 to 1000, reuse=0 to 1, tree_rounds=0 to 4, settled_stop=0 to 1, round_model=0 to 1, hand_bandit=0 to 1, model_temperature=0.1 to 10, third_city=0 to 1, ponder=0 to 1, seed=0 to 9007199254740991)
     """
     name, params = _split(spec)
     keys = BOTS[name].KEYS

@@ -136,7 +136,7 @@ def search_options(command):
     options = [
         click.option("--search", "preset", type=click.Choice(tuple(PRESETS)), default="default", show_default=True,
                      help="The search configuration to start from: 'default' (the strongest tested, "
-                          "bench/STRENGTH.md), or '5e7c200', '29c04e6', '7d9ffe8' or '388581d' (the default search as that "
+                          "bench/STRENGTH.md), or '66bbc8c', '5e7c200', '29c04e6', '7d9ffe8' or '388581d' (the default search as that "
                           "commit shipped it)."),
         click.option("--policy", type=click.Choice(POLICY_NAMES), default=None,
                      help="Playout policy [default: the preset's]."),

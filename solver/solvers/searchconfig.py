@@ -5,8 +5,9 @@
 replaces that field of the preset it starts from. `PRESETS` names the configurations that
 can be asked for by name: `default`, the strongest found by the SPRT tests of
 bench/STRENGTH.md, and the searches earlier commits shipped as their default, so an old answer
-can be reproduced: `5e7c200` (before test 36 made the polynomial exploration bonus the
-default), `29c04e6` (before test 27 made the `taker` playouts the default), `7d9ffe8`
+can be reproduced: `66bbc8c` (before test 42 made a take before round 4 stand only when it
+beats the best play by 0.015), `5e7c200` (before test 36 made the polynomial exploration bonus
+the default), `29c04e6` (before test 27 made the `taker` playouts the default), `7d9ffe8`
 (before test 19 made the round-end model and the constant 0.35 the default) and `388581d`
 (before the strength work of issue 20).
 
@@ -86,7 +87,8 @@ class SearchConfig:
       whose leaves are the round's ends, valued by the round-end model), the search takes
       where the equilibrium plays three times as often as the reverse at a 100 ms move's
       visits, more often the longer it searches, and 0.015 cuts that loss by a quarter
-      (bench/STRENGTH.md, round 34); 0: the search's own choice;
+      (bench/STRENGTH.md, round 34); 0.015 by default since its test 42 (0, the search's own
+      choice, before: the preset 66bbc8c);
     - `tuned`: UCB1-Tuned, each move's exploration shrunk by the spread of its results;
     - `opponent_hands`: the opponent chooses by what each move brought it with the hand it holds in
       the sampled world (statistics per decision and hand, the shared mean counted as this many
@@ -131,7 +133,7 @@ class SearchConfig:
     poly_bonus: float = 0.467
     policy: Policy = Policy.TAKER
     margin_weight: float = 0.0
-    take_margin: float = 0.0
+    take_margin: float = 0.015
     tuned: bool = False
     opponent_hands: float = 10.0
     reuse: bool = True
@@ -289,9 +291,11 @@ def _whole(name: str, value, low: int, high: int) -> None:
 # The configurations that can be asked for by name (`--search NAME`, spec key `search`).
 PRESETS = {
     "default": SearchConfig(),
-    "5e7c200": SearchConfig(poly_bonus=0.0),
-    "29c04e6": SearchConfig(policy=Policy.RANDOM, poly_bonus=0.0),
-    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False, policy=Policy.RANDOM, poly_bonus=0.0),
+    "66bbc8c": SearchConfig(take_margin=0.0),
+    "5e7c200": SearchConfig(poly_bonus=0.0, take_margin=0.0),
+    "29c04e6": SearchConfig(policy=Policy.RANDOM, poly_bonus=0.0, take_margin=0.0),
+    "7d9ffe8": SearchConfig(exploration=0.7, round_model=False, policy=Policy.RANDOM, poly_bonus=0.0,
+                            take_margin=0.0),
     "388581d": SearchConfig(exploration=0.7, round_model=False, opponent_hands=0.0, reuse=False,
-                            policy=Policy.RANDOM, poly_bonus=0.0),
+                            policy=Policy.RANDOM, poly_bonus=0.0, take_margin=0.0),
 }
