@@ -30,7 +30,8 @@ print(f"{spec}: {len(losses)} decisions, mean loss {st.mean(losses):.5f} ± {1.9
 groups = {}
 for r, c, l in zip(rows, choices, losses):
     groups.setdefault(("kind", disagreement(c, r["best"])), []).append(l)
-    groups.setdefault(("round", r["round"], "left", r["left"]), []).append(l)
+    if "round" in r:  # (the set files of round 34 itself hold no round and actions left)
+        groups.setdefault(("round", r["round"], "left", r["left"]), []).append(l)
 for key in sorted(groups, key=str):
     l = groups[key]
     print(f"  {' '.join(map(str, key))}: {len(l)} decisions, loss {sum(l):.4f} in all, {st.mean(l):.5f} each")
