@@ -234,8 +234,9 @@ class SearchConfig:
             playouts += ")"
             if self.tree_rounds:
                 playouts += ", as the tree is where it ends with a round"
-        take = "" if self.take_margin == 0 else \
-            f"; before round 4 a take only when its mean beats the best play's by {self.take_margin:g}"
+        # What the margin does is the recommended move's rule (search.TAKE_RULE), printed beside
+        # this line: here only its value, so that the rule is not worded twice.
+        take = "" if self.take_margin == 0 else f"; the take margin {self.take_margin:g} before round 4"
         return (f"worlds sampled uniformly from the cards the mover cannot see; both sides choose by {select} "
                 f"({constant}) over {value}{hands}{tree}; {playouts}{take}")
 
