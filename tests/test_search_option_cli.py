@@ -20,7 +20,8 @@ SETTINGS = [("round4_exploration", 0.7, "0.7 at round 4's decisions below rounds
              "third city"),
             ("poly_bonus", 0.6, "times 0.6 avail^(1/4) / sqrt(visits) in place of sqrt(ln(avail) / visits)",
              "times 0.6"),
-            ("take_margin", 0.03, "the take margin 0.03 before round 4", "margin 0.03")]  # on by default (0.015) since test 42
+            ("take_margin", 0.03, "the take margin 0.03 before round 4",
+             "margin 0.03")]  # on by default (0.015) since test 42
 
 
 @pytest.mark.parametrize("key, value, stated, word", SETTINGS)
